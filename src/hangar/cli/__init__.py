@@ -1,0 +1,1 @@
+"""The ``hangar`` command: thin click groups over the library."""

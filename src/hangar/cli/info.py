@@ -1,0 +1,78 @@
+"""``hangar version``, ``hangar paths`` and ``hangar status``."""
+
+from __future__ import annotations
+
+import json
+import platform
+
+import click
+
+from hangar import __version__
+from hangar.executor.database import bundled_migrations
+from hangar.hub.database import current_revision, head_revision
+from hangar.paths import agent_homes, hangar_paths
+from hangar.state import open_state
+
+
+def _print_json(data: object) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+@click.command("version")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def version_command(as_json: bool) -> None:
+    """Print hangar's version."""
+    if as_json:
+        _print_json({"version": __version__, "python": platform.python_version()})
+    else:
+        click.echo(f"hangar {__version__}")
+
+
+@click.command("paths")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def paths_command(as_json: bool) -> None:
+    """Print where hangar keeps its state and where each agent keeps its sessions."""
+    paths = hangar_paths()
+    homes = agent_homes()
+    if as_json:
+        data: dict[str, object] = dict(paths.as_json())
+        data["agents"] = {name: home.as_json() for name, home in homes.items()}
+        _print_json(data)
+        return
+    for key, value in paths.as_json().items():
+        click.echo(f"{key:<14} {value}")
+    click.echo("agents:")
+    for name, home in homes.items():
+        via = f"  (from ${home.override})" if home.override else ""
+        click.echo(f"  {name:<12} {home.root}{via}")
+
+
+@click.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def status_command(as_json: bool) -> None:
+    """Open this device's state (creating and migrating it) and print a summary."""
+    state = open_state()
+    try:
+        data = {
+            "home": str(state.settings.paths.home),
+            "device": state.device.as_json(),
+            "executorDb": {
+                "schemaVersion": state.executor_db.schema_version(),
+                "latest": len(bundled_migrations()),
+            },
+            "hubDb": {
+                "revision": current_revision(state.hub_engine),
+                "latest": head_revision(state.hub_engine),
+            },
+        }
+    finally:
+        state.close()
+    if as_json:
+        _print_json(data)
+        return
+    device = data["device"]
+    assert isinstance(device, dict)
+    click.echo(f"device   {device['name']} ({device['deviceId']})")
+    click.echo(f"home     {data['home']}")
+    click.echo(f"executor schema {data['executorDb']}")
+    click.echo(f"hub      schema {data['hubDb']}")

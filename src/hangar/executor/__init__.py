@@ -1,0 +1,1 @@
+"""Device side: the LocalTask index, search, RPC handlers and background workers."""

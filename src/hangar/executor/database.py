@@ -1,0 +1,157 @@
+"""``executor.db``: stdlib SQLite in WAL mode, numbered migrations, one writer.
+
+Migrations are the files ``executor/migrations/NNNN_name.sql``, applied in order inside one
+transaction each and recorded in ``schema_migrations``. All writes go through
+:meth:`ExecutorDatabase.write`, which serialises them on one connection; readers use
+:meth:`ExecutorDatabase.read` and never block the writer (WAL).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from hangar.errors import DatabaseError
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    sql: str
+
+
+def bundled_migrations() -> list[Migration]:
+    """The migrations shipped in this package, in order."""
+    found: list[Migration] = []
+    for entry in resources.files("hangar.executor.migrations").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
+    found.sort(key=lambda m: m.number)
+    numbers = [m.number for m in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise DatabaseError(path="executor migrations", problem=f"gap in numbering: {numbers}")
+    return found
+
+
+def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    if readonly:
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, timeout=10, check_same_thread=False
+        )
+    else:
+        conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+class ExecutorDatabase:
+    """The executor's database; open once per process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._writer = _connect(path)
+            mode = self._writer.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            self._writer.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseError(path=str(path), problem=str(exc)) from None
+        if str(mode).lower() != "wal":
+            raise DatabaseError(path=str(path), problem=f"cannot enable WAL (got {mode})")
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self.migrate()
+
+    def migrate(self) -> list[int]:
+        """Apply every migration not yet recorded; returns the numbers applied."""
+        applied: list[int] = []
+        with self._lock:
+            try:
+                self._writer.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                    " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+                )
+                done = {
+                    row[0] for row in self._writer.execute("SELECT number FROM schema_migrations")
+                }
+                for migration in bundled_migrations():
+                    if migration.number in done:
+                        continue
+                    self._writer.execute("BEGIN IMMEDIATE")
+                    try:
+                        for statement in _split_sql(migration.sql):
+                            self._writer.execute(statement)
+                        self._writer.execute(
+                            "INSERT INTO schema_migrations(number, name) VALUES (?, ?)",
+                            (migration.number, migration.name),
+                        )
+                        self._writer.execute("COMMIT")
+                    except BaseException:
+                        self._writer.execute("ROLLBACK")
+                        raise
+                    applied.append(migration.number)
+            except sqlite3.DatabaseError as exc:
+                raise DatabaseError(
+                    path=str(self.path), problem=f"migration failed: {exc}"
+                ) from None
+        return applied
+
+    def schema_version(self) -> int:
+        row = self._writer.execute("SELECT max(number) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the single writer connection."""
+        with self._lock:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+
+    def read(self) -> sqlite3.Connection:
+        """A read connection for the current thread (WAL: never blocks the writer)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = _connect(self.path)
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._writer.close()
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements (``sqlite3.complete_statement`` boundaries)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

@@ -1,0 +1,1 @@
+"""The hub: HTTP API, web UI, hub database (SQLAlchemy Core + Alembic)."""

@@ -1,0 +1,65 @@
+"""Test isolation: no test ever reads or writes the real home directory.
+
+The autouse fixture points ``HANGAR_HOME``, ``HOME`` and every agent home variable at
+``tmp_path`` before each test, and drops ``HANGAR_*`` settings inherited from the shell.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+FIXTURES = SHARED / "fixtures"
+
+AGENT_HOME_VARS = (
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CONTINUE_GLOBAL_DIR",
+    "GEMINI_CLI_HOME",
+    "COPILOT_HOME",
+    "CURSOR_CONFIG_DIR",
+    "QWEN_HOME",
+    "KIRO_HOME",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Give the test its own ``HOME`` and ``HANGAR_HOME`` under ``tmp_path``."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in list(os.environ):
+        if name.startswith("HANGAR_") and name not in {
+            "HANGAR_REQUIRE_REAL_AGENTS",
+            "HANGAR_REQUIRE_BROWSER",
+        }:
+            monkeypatch.delenv(name)
+    for var in AGENT_HOME_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("HANGAR_HOME", str(tmp_path / "hangar-home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    yield home
+
+
+@pytest.fixture
+def hangar_home(isolated_home: Path) -> Path:
+    return Path(os.environ["HANGAR_HOME"])
+
+
+@pytest.fixture
+def public_fixtures() -> Path:
+    """The shared public session fixtures (beside the checkout); skips when absent.
+
+    A user's fresh clone has no shared folder, so tests over these files skip there.
+    """
+    if not FIXTURES.is_dir():
+        pytest.skip("public fixtures folder not present beside the checkout")
+    return FIXTURES
