@@ -1,0 +1,125 @@
+"""The store facet: how an agent's sessions are found and read.
+
+An agent module subclasses :class:`AgentStore` and registers it (see
+:mod:`hangar.agents.registry`). Two reading styles exist:
+
+* **Append-only formats** (JSONL transcripts: Codex, Claude, Copilot, Qwen, …) set
+  ``append_only = True`` and return a :class:`TranscriptProjector` from
+  :meth:`AgentStore.new_projector`. The transcript engine owns the file, the byte offsets
+  and partial lines; it feeds the projector each *complete* line in file order and collects
+  what changed with :meth:`TranscriptProjector.take`.
+* **Rewritten formats** (SQLite databases, whole-file JSON: OpenCode, Continue, Gemini JSON)
+  set ``append_only = False`` and implement :meth:`AgentStore.load`, called again whenever
+  the source's signature changes.
+
+Contract for projectors (checked by the conformance suite in :mod:`hangar.testing`): feeding
+the same lines in any batching, with :meth:`~TranscriptProjector.take` called between batches
+and each delta applied as ``messages[delta.start:] = delta.messages``, yields exactly the
+messages of one full feed followed by one take. Messages before ``delta.start`` are never
+touched, so a projector re-projects only from the first turn an appended line affected.
+Malformed or unknown lines are counted in ``summary().skipped`` and never raise.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from hangar.model import Checklist, ContextUsage, Message
+from hangar.paths import AgentHome
+
+
+@dataclass(frozen=True)
+class SessionSource:
+    """A session found by discovery, described from cheap reads (stat, head, tail).
+
+    ``path`` is what the engine signs and watches: the transcript file, or the database or
+    session file a rewritten format lives in. ``session_id`` is the agent's own id.
+    """
+
+    runtime: str
+    session_id: str
+    path: Path
+    runtime_handle: dict[str, str]
+    title: str | None = None
+    workspace_path: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    model: str | None = None
+    archived: bool = False
+    parent_session_id: str | None = None
+    """Set for child sessions (sub-agents); they are read as part of their parent."""
+
+
+@dataclass
+class SessionSummary:
+    """What a full read learned about a session beyond its messages."""
+
+    title: str | None = None
+    workspace_path: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    model: str | None = None
+    status: str = "done"
+    message_count: int = 0
+    checklist: Checklist | None = None
+    context_usage: ContextUsage | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Records not turned into messages, by record type (``"invalid_json"`` for bad lines)."""
+
+
+@dataclass(frozen=True)
+class ProjectionDelta:
+    """Messages to put in place of everything from index ``start`` on."""
+
+    start: int
+    messages: list[Message]
+
+
+@dataclass
+class LoadedSession:
+    messages: list[Message]
+    summary: SessionSummary
+
+
+class TranscriptProjector(ABC):
+    """Incremental parsing state of one append-only session."""
+
+    @abstractmethod
+    def feed(self, line: bytes) -> None:
+        """Take one complete line (without its newline), in file order."""
+
+    @abstractmethod
+    def take(self) -> ProjectionDelta:
+        """Return the messages changed since the last call (``start`` = first changed index)."""
+
+    @abstractmethod
+    def summary(self) -> SessionSummary:
+        """What is known of the session after the lines fed so far."""
+
+
+class AgentStore(ABC):
+    """The store facet of one agent CLI."""
+
+    runtime: ClassVar[str]
+    """Stable runtime id used in the API (``codex``, ``claude``, ``opencode``, …)."""
+    display_name: ClassVar[str]
+    append_only: ClassVar[bool] = True
+
+    def __init__(self, home: AgentHome) -> None:
+        self.home = home
+
+    @abstractmethod
+    def discover(self) -> Iterator[SessionSource]:
+        """Every session under this agent's home, from cheap reads only."""
+
+    def new_projector(self, source: SessionSource) -> TranscriptProjector:
+        """An empty projector for an append-only source."""
+        raise TypeError(f"{self.runtime} sessions are not append-only")
+
+    def load(self, source: SessionSource) -> LoadedSession:
+        """Read a rewritten-format session in full."""
+        raise TypeError(f"{self.runtime} sessions are read incrementally")

@@ -1,0 +1,44 @@
+"""Normalized types shared by every layer; no I/O here.
+
+JSON produced from these types uses camelCase (``msgspec`` ``rename="camel"``); optional
+fields left at their default are omitted.
+"""
+
+from hangar.model.checklist import Checklist, ChecklistItem
+from hangar.model.messages import (
+    Attachment,
+    Block,
+    ChecklistBlock,
+    CompactionBlock,
+    FileChange,
+    FileChangesBlock,
+    ImageBlock,
+    Message,
+    PlanBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolBlock,
+    Usage,
+)
+from hangar.model.tasks import ContextUsage, LocalTask, Transcript
+
+__all__ = [
+    "Attachment",
+    "Block",
+    "Checklist",
+    "ChecklistBlock",
+    "ChecklistItem",
+    "CompactionBlock",
+    "ContextUsage",
+    "FileChange",
+    "FileChangesBlock",
+    "ImageBlock",
+    "LocalTask",
+    "Message",
+    "PlanBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolBlock",
+    "Transcript",
+    "Usage",
+]

@@ -1,0 +1,52 @@
+"""LocalTask and Transcript, the shapes the executor RPCs return (DESIGN §4)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from hangar.model.checklist import Checklist
+from hangar.model.messages import Message
+
+WorkspaceKind = Literal["workspace", "worktree", "chat"]
+TaskStatus = Literal["running", "done", "failed", "cancelled", "missing"]
+
+
+class LocalTask(msgspec.Struct, rename="camel", omit_defaults=True):
+    """One agent session on one device.
+
+    Identity is ``deviceId`` + ``localTaskId``; ``runtimeHandle`` is opaque outside the agent
+    module that made it. ``updatedAt`` moves only when content or lifecycle changes.
+    """
+
+    device_id: str
+    local_task_id: str
+    runtime: str
+    runtime_handle: dict[str, str]
+    title: str
+    workspace_path: str
+    group_workspace_path: str
+    workspace_kind: WorkspaceKind
+    created_at: str
+    updated_at: str
+    archived: bool = False
+    status: TaskStatus = "done"
+    message_count: int = 0
+    worktree_id: str | None = None
+    model: str | None = None
+
+
+class ContextUsage(msgspec.Struct, rename="camel", omit_defaults=True):
+    total_tokens: int = 0
+    last_tokens: int = 0
+    model_context_window: int | None = None
+
+
+class Transcript(msgspec.Struct, rename="camel", omit_defaults=True):
+    messages: list[Message]
+    total_messages: int
+    has_more: bool
+    before_cursor: str | None = None
+    checklist: Checklist | None = None
+    context_usage: ContextUsage | None = None
