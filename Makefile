@@ -4,7 +4,7 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint bench install clean
+.PHONY: test lint bench install clean agents corpus
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,21 @@ $(STAMP): pyproject.toml | $(VPY)
 
 install: $(STAMP)
 
-test: install
+# The pinned agent CLIs for the real_agents tests; `npm ci` reruns only when the lock changes.
+AGENTS_DIR   := agent-clis
+AGENTS_STAMP := $(AGENTS_DIR)/node_modules/.hangar-stamp
+
+$(AGENTS_STAMP): $(AGENTS_DIR)/package.json $(AGENTS_DIR)/package-lock.json
+	cd $(AGENTS_DIR) && npm ci --no-audit --no-fund
+	touch $(AGENTS_STAMP)
+
+agents: $(AGENTS_STAMP)
+
+# Regenerates the committed demo corpus (demo/corpus/) by running every CLI offline.
+corpus: install agents
+	$(VPY) -m hangar.testing.corpus demo/corpus
+
+test: install agents
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
 lint: install
