@@ -1,0 +1,255 @@
+"""Run an agent CLI in a real pseudo-terminal inside the user's own terminal.
+
+:class:`PtyRunner` is the seam: :class:`TerminalPtyRunner` is the real thing,
+:class:`ScriptedPtyRunner` runs a Python callable instead of a process (for provider tests
+that do not need a terminal).
+
+Contract of :meth:`TerminalPtyRunner.run`:
+
+- the child gets a new session whose controlling terminal is a fresh PTY sized like the user's
+  terminal (80x24 when there is none); SIGWINCH re-sizes it;
+- when stdin is a terminal it is put in raw mode and every keystroke is forwarded; otherwise
+  the child still gets a PTY and nothing is forwarded;
+- SIGINT, SIGTERM and SIGHUP received by hangar are forwarded to the child's process group;
+- the return value is the child's exit code (killed by signal N: ``128 + N``);
+- the user's terminal settings and the previous signal handlers are restored on every way
+  out (normal exit, exception, forwarded Ctrl+C or kill).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import select
+import signal
+import struct
+import subprocess
+import termios
+import threading
+import tty
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import ClassVar, Protocol
+
+from hangar.errors import HangarError
+
+FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+DEFAULT_SIZE = (24, 80)
+
+
+@dataclass(eq=False)
+class CliNotFoundError(HangarError):
+    """The agent CLI named after ``--`` cannot be started."""
+
+    executable: str = ""
+    problem: str = ""
+    code: ClassVar[str] = "cli_not_found"
+
+    def render(self) -> str:
+        return f"cannot start {self.executable!r}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class ChildCommand:
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str]
+
+
+class PtyRunner(Protocol):
+    def run(self, command: ChildCommand) -> int:
+        """Run ``command`` to its end in a terminal; return its exit code."""
+        ...
+
+
+def exit_code_of(returncode: int) -> int:
+    """Shell convention: a child killed by signal N exits ``128 + N``."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def window_size(fd: int) -> tuple[int, int] | None:
+    try:
+        rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+    except OSError:
+        return None
+    return (rows, cols) if rows and cols else None
+
+
+def set_window_size(fd: int, size: tuple[int, int]) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
+
+
+def _take_controlling_tty() -> None:
+    """Runs in the child between fork and exec: the PTY (fd 0) becomes its terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:
+            select.select([], [fd], [], 1.0)
+            continue
+        view = view[written:]
+
+
+def _read_some(fd: int) -> bytes:
+    """Bytes available on ``fd``; ``b""`` at end of file (EIO on a PTY master means EOF)."""
+    try:
+        return os.read(fd, 65536)
+    except OSError as exc:
+        if exc.errno in (errno.EIO, errno.EBADF):
+            return b""
+        raise
+
+
+@dataclass
+class TerminalPtyRunner:
+    """The real runner: the user's terminal on ``stdin_fd``/``stdout_fd``."""
+
+    stdin_fd: int = 0
+    stdout_fd: int = 1
+    on_started: Callable[[int], None] | None = None
+    """Called with the child's pid once it runs (its process group id is the same)."""
+
+    def run(self, command: ChildCommand) -> int:
+        interactive = os.isatty(self.stdin_fd)
+        size = window_size(self.stdin_fd if interactive else self.stdout_fd) or DEFAULT_SIZE
+        master, slave = os.openpty()
+        try:
+            set_window_size(master, size)
+            try:
+                process = subprocess.Popen(
+                    list(command.argv),
+                    cwd=command.cwd,
+                    env=dict(command.env),
+                    stdin=slave,
+                    stdout=slave,
+                    stderr=slave,
+                    start_new_session=True,
+                    preexec_fn=_take_controlling_tty,
+                )
+            except OSError as exc:
+                raise CliNotFoundError(
+                    executable=str(command.argv[0]), problem=exc.strerror or str(exc)
+                ) from None
+        finally:
+            os.close(slave)
+        if self.on_started is not None:
+            self.on_started(process.pid)
+        try:
+            with (
+                _user_terminal(self.stdin_fd, interactive),
+                _forwarded_signals(process.pid, self.stdin_fd if interactive else None, master),
+            ):
+                self._pump(process, master, interactive)
+            return exit_code_of(process.wait())
+        finally:
+            if process.poll() is None:  # we are leaving on an exception: do not orphan it
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGHUP)
+                process.wait()
+            os.close(master)
+
+    def _pump(self, process: subprocess.Popen[bytes], master: int, interactive: bool) -> None:
+        readers = [master, self.stdin_fd] if interactive else [master]
+        output_open = True
+        while True:
+            try:
+                ready, _, _ = select.select(readers, [], [], 0.1)
+            except InterruptedError:
+                continue
+            if master in ready:
+                data = _read_some(master)
+                if not data:
+                    readers.remove(master)
+                elif output_open:
+                    try:
+                        _write_all(self.stdout_fd, data)
+                    except BrokenPipeError:
+                        output_open = False
+            if self.stdin_fd in ready:
+                keys = os.read(self.stdin_fd, 4096)
+                if keys:
+                    _write_all(master, keys)
+                else:
+                    readers.remove(self.stdin_fd)
+            if process.poll() is not None:
+                break
+            if master not in readers:
+                process.wait()
+                break
+        if output_open:
+            _drain(master, self.stdout_fd)
+
+
+def _drain(master: int, stdout_fd: int, limit: int = 4 << 20) -> None:
+    """Copy what the child left in the PTY after it ended (bounded: grandchildren may linger)."""
+    copied = 0
+    while copied < limit:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if not ready:
+            return
+        data = _read_some(master)
+        if not data:
+            return
+        with contextlib.suppress(BrokenPipeError):
+            _write_all(stdout_fd, data)
+        copied += len(data)
+
+
+@contextlib.contextmanager
+def _user_terminal(fd: int, interactive: bool) -> Iterator[None]:
+    """Raw mode for the duration; the saved settings are put back however we leave."""
+    if not interactive:
+        yield
+        return
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setraw(fd, termios.TCSANOW)
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+@contextlib.contextmanager
+def _forwarded_signals(pgid: int, tty_fd: int | None, master: int) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers can only be installed on the main thread
+        return
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
+
+    def resize(_signum: int, _frame: FrameType | None) -> None:
+        size = window_size(tty_fd) if tty_fd is not None else None
+        if size is not None:
+            with contextlib.suppress(OSError):
+                set_window_size(master, size)
+
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED_SIGNALS}
+    previous[signal.SIGWINCH] = signal.signal(signal.SIGWINCH, resize)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@dataclass
+class ScriptedPtyRunner:
+    """In-memory :class:`PtyRunner`: calls ``script(command)`` instead of starting a process."""
+
+    script: Callable[[ChildCommand], int]
+    commands: list[ChildCommand] = field(default_factory=list)
+
+    def run(self, command: ChildCommand) -> int:
+        self.commands.append(command)
+        return self.script(command)
