@@ -12,6 +12,7 @@ import click
 
 from hangar import __version__
 from hangar.cli.info import paths_command, status_command, version_command
+from hangar.cli.serve import serve_command
 from hangar.errors import HangarError, UsageError
 
 
@@ -37,6 +38,7 @@ def cli() -> None:
 cli.add_command(version_command)
 cli.add_command(paths_command)
 cli.add_command(status_command)
+cli.add_command(serve_command)
 
 
 def main() -> None:

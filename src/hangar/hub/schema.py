@@ -43,3 +43,107 @@ members = sa.Table(
     sa.Column("role", sa.String(20), nullable=False, server_default="owner"),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
+
+projects = sa.Table(
+    "projects",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("description", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("workspace_id", "name", name="uq_projects_workspace_name"),
+)
+
+labels = sa.Table(
+    "labels",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("name", sa.String(100), nullable=False),
+    sa.Column("color", sa.String(20), nullable=False, server_default="#888888"),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("workspace_id", "name", name="uq_labels_workspace_name"),
+)
+
+issues = sa.Table(
+    "issues",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("title", sa.String(500), nullable=False),
+    sa.Column("description", sa.Text, nullable=False, server_default=""),
+    sa.Column("status", sa.String(20), nullable=False, server_default="backlog"),
+    sa.Column("priority", sa.String(20), nullable=False, server_default="none"),
+    sa.Column(
+        "project_id",
+        sa.String(36),
+        sa.ForeignKey("projects.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    sa.Column(
+        "assignee_id",
+        sa.String(36),
+        sa.ForeignKey("members.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    sa.Column(
+        "parent_id", sa.String(36), sa.ForeignKey("issues.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("start_date", sa.Date, nullable=True),
+    sa.Column("due_date", sa.Date, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("workspace_id", "number", name="uq_issues_workspace_number"),
+)
+
+issue_labels = sa.Table(
+    "issue_labels",
+    metadata,
+    sa.Column(
+        "issue_id",
+        sa.String(36),
+        sa.ForeignKey("issues.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column(
+        "label_id",
+        sa.String(36),
+        sa.ForeignKey("labels.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+)
+
+comments = sa.Table(
+    "comments",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "issue_id", sa.String(36), sa.ForeignKey("issues.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column(
+        "parent_id", sa.String(36), sa.ForeignKey("comments.id", ondelete="CASCADE"), nullable=True
+    ),
+    sa.Column(
+        "author_id", sa.String(36), sa.ForeignKey("members.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_comments_issue_id", "issue_id"),
+)

@@ -1,0 +1,150 @@
+"""Background workers that keep the runtime view live while ``hangar serve`` runs.
+
+- :class:`IndexWorker` asks the executor to discover and index this device's sessions once at
+  start (``runtime.tasks.list``, then ``runtime.index.run`` where the executor has it) and logs
+  its progress; pages never wait for it.
+- :class:`SessionWatcher` watches every agent home with ``watchfiles`` and, after each batch of
+  changes (new or growing session files), publishes ``runtime.changed`` so open pages refresh
+  the list and the open transcript. Agent homes that appear later are picked up within a few
+  seconds. hangar's own home is never watched.
+
+Both are plain threads with ``stop()``; :func:`start_live_workers` starts them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import watchfiles
+
+from hangar.errors import HangarError
+from hangar.paths import agent_homes
+from hangar.state import HangarState
+
+log = logging.getLogger("hangar.executor.watcher")
+
+Publish = Callable[[str, dict[str, Any]], None]
+RUNTIME_CHANGED = "runtime.changed"
+RECHECK_MS = 3000
+
+
+class _Caller(Protocol):
+    def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def watched_roots(hangar_home: Path) -> list[Path]:
+    """Existing agent-home directories (each agent's override applied), minus hangar's home."""
+    roots: list[Path] = []
+    for home in agent_homes().values():
+        for path in (home.root, *(p for _, p in home.extra)):
+            if path.is_dir() and not _inside(path, hangar_home) and path not in roots:
+                roots.append(path)
+    return roots
+
+
+def _inside(path: Path, parent: Path) -> bool:
+    try:
+        path.resolve().relative_to(parent.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+class SessionWatcher(threading.Thread):
+    """Publishes ``runtime.changed {deviceId, paths}`` after changes under the agent homes."""
+
+    def __init__(self, device_id: str, hangar_home: Path, publish: Publish) -> None:
+        super().__init__(name="hangar-session-watcher", daemon=True)
+        self.device_id = device_id
+        self.hangar_home = hangar_home
+        self.publish = publish
+        self._stop = threading.Event()
+        self.batches = 0
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            roots = watched_roots(self.hangar_home)
+            if not roots:
+                self._stop.wait(RECHECK_MS / 1000)
+                continue
+            log.info("watching %d agent home(s) for new sessions", len(roots))
+            try:
+                self._watch(roots)
+            except (OSError, RuntimeError) as exc:  # a root vanished under us: start over
+                log.warning("session watcher restarts: %s", exc)
+                self._stop.wait(1)
+
+    def _watch(self, roots: list[Path]) -> None:
+        for changes in watchfiles.watch(
+            *roots,
+            stop_event=self._stop,
+            debounce=300,
+            step=50,
+            rust_timeout=RECHECK_MS,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
+            if changes:
+                paths = sorted({path for _, path in changes})
+                self.batches += 1
+                log.debug("%d changed path(s) under the agent homes", len(paths))
+                self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths[:50]})
+            if watched_roots(self.hangar_home) != roots:
+                return  # an agent home appeared or disappeared: watch the new set
+
+
+class IndexWorker(threading.Thread):
+    """Indexes this device's sessions once at start, logging progress."""
+
+    def __init__(self, executor: _Caller, publish: Publish) -> None:
+        super().__init__(name="hangar-index-worker", daemon=True)
+        self.executor = executor
+        self.publish = publish
+        self.done = threading.Event()
+        self.result: dict[str, Any] = {}
+
+    def stop(self) -> None:
+        """Indexing is bounded and read-only; there is nothing to interrupt."""
+
+    def run(self) -> None:
+        started = time.monotonic()
+        try:
+            log.info("indexing: discovering sessions…")
+            listed = self.executor.call("runtime.tasks.list", {"includeArchived": True})
+            total = len(listed.get("tasks", []))
+            log.info("indexing: %d sessions found in %.2fs", total, time.monotonic() - started)
+            self.publish("index.progress", {"done": 0, "total": total})
+            try:
+                self.result = self.executor.call("runtime.index.run", {})
+            except HangarError as exc:
+                if exc.code != "not_supported":
+                    raise
+                self.result = {"indexed": total}
+            log.info(
+                "indexing: done in %.2fs (%s)",
+                time.monotonic() - started,
+                ", ".join(f"{k}={v}" for k, v in self.result.items() if not isinstance(v, dict)),
+            )
+            self.publish("index.progress", {"done": total, "total": total})
+            self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "indexed"})
+        except Exception as exc:  # a worker must never take the hub down
+            log.warning("indexing failed: %s", exc)
+        finally:
+            self.done.set()
+
+
+def start_live_workers(state: HangarState, executor: Any, publish: Publish) -> list[Any]:
+    """Start the index worker and the session watcher for ``state``'s device."""
+    index = IndexWorker(executor, publish)
+    watcher = SessionWatcher(state.device.device_id, state.settings.paths.home, publish)
+    index.start()
+    watcher.start()
+    return [index, watcher]

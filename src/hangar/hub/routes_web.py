@@ -1,0 +1,149 @@
+"""The web UI's runtime-work pages and HTML partials (server-rendered, no build step).
+
+``/runtime-tasks?deviceId=…&localTaskId=…`` is the URL of a task (RW-333, RW-334: no paths);
+the page renders the sidebar from the runtime-work list and loads the transcript through the
+``/ui/transcript`` partial, which pages upward with ``beforeCursor`` and fetches a missing range
+with ``beforeIndex``. Everything the user wrote or an agent produced is escaped by Jinja.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Form, Query
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from hangar.hub import routes_runtime_work
+from hangar.hub.context import Hub, hub_of
+from hangar.hub.rendering import render
+from hangar.hub.routes_web_issues import router as issues_router
+from hangar.hub.web_session import (
+    check_form_csrf,
+    clear_session_cookie,
+    require_session,
+    safe_next,
+    set_session_cookie,
+)
+from hangar.transcripts.paging import encode_cursor
+
+router = APIRouter(include_in_schema=False)
+router.include_router(issues_router)
+
+
+def page(request: Request, session_id: str, name: str, **context: Any) -> HTMLResponse:
+    ctx = hub_of(request)
+    html = render(
+        name,
+        csrf_token=ctx.auth.csrf_token(session_id),
+        workspace=ctx.workspace,
+        path=request.url.path,
+        **context,
+    )
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/")
+def home() -> RedirectResponse:
+    return RedirectResponse("/runtime-tasks", status_code=303)
+
+
+@router.get("/login")
+def login_form(next: str | None = None, error: str | None = None) -> HTMLResponse:
+    html = render("login.html", next=safe_next(next), error=error)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+@router.post("/login")
+def login(request: Request, token: str = Form(""), next: str = Form("/runtime-tasks")) -> Response:
+    if not hub_of(request).auth.token_ok(token.strip()):
+        html = render("login.html", next=safe_next(next), error="That token is not valid.")
+        return HTMLResponse(html, status_code=401)
+    response = RedirectResponse(safe_next(next), status_code=303)
+    set_session_cookie(request, response)
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, csrf_token: str = Form("")) -> Response:
+    check_form_csrf(request, require_session(request), csrf_token)
+    response = RedirectResponse("/login", status_code=303)
+    clear_session_cookie(response)
+    return response
+
+
+@router.get("/runtime-tasks")
+def runtime_tasks(
+    ctx: Hub,
+    request: Request,
+    deviceId: str | None = None,
+    localTaskId: str | None = None,
+) -> HTMLResponse:
+    session_id = require_session(request)
+    view = routes_runtime_work.runtime_work(ctx)
+    return page(
+        request,
+        session_id,
+        "runtime.html",
+        view=view,
+        device_id=deviceId or "",
+        local_task_id=localTaskId or "",
+    )
+
+
+@router.get("/ui/sidebar")
+def sidebar(
+    ctx: Hub,
+    request: Request,
+    deviceId: str | None = None,
+    localTaskId: str | None = None,
+) -> HTMLResponse:
+    require_session(request)
+    view = routes_runtime_work.runtime_work(ctx)
+    html = render(
+        "_sidebar.html", view=view, device_id=deviceId or "", local_task_id=localTaskId or ""
+    )
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/ui/transcript")
+def transcript_partial(
+    ctx: Hub,
+    request: Request,
+    deviceId: str,
+    localTaskId: str,
+    limit: int = Query(50, ge=1, le=500),
+    beforeCursor: str | None = None,
+    beforeIndex: int | None = Query(None, ge=0),
+    refresh: bool = False,
+) -> HTMLResponse:
+    """One page of messages as HTML; ``beforeIndex`` asks for the page ending before it."""
+    require_session(request)
+    cursor = encode_cursor(beforeIndex) if beforeIndex is not None else beforeCursor
+    body = routes_runtime_work.TranscriptRequest(
+        deviceId=deviceId,
+        localTaskId=localTaskId,
+        limit=limit,
+        beforeCursor=cursor,
+        refresh=refresh,
+    )
+    result = routes_runtime_work.transcript(body, ctx)
+    messages = result.get("messages", [])
+    indexes = [m.get("index", 0) for m in messages]
+    html = render(
+        "_transcript_page.html",
+        result=result,
+        messages=messages,
+        first=min(indexes) if indexes else (beforeIndex or 0),
+        last=max(indexes) if indexes else -1,
+        task=result.get("task") or {},
+    )
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/archived")
+def archived_page(request: Request, ctx: Hub) -> HTMLResponse:
+    session_id = require_session(request)
+    body = routes_runtime_work.ArchivedListRequest()
+    view = routes_runtime_work.archived_list(body, ctx)
+    return page(request, session_id, "archived.html", view=view)

@@ -1,0 +1,143 @@
+"""Light grouping of the devices' LocalTasks into the runtime-work view (no storage).
+
+The hub never reads a projects table for this (RW-003, RW-030): a Project is the display group
+of ``deviceId`` + ``groupWorkspacePath`` (RW-006, RW-009), so worktree tasks fold under their
+repository root (RW-036) while each task keeps its own ``workspacePath`` (RW-037, RW-041).
+Tasks with ``workspaceKind == "chat"`` (or no folder at all) are Conversations (RW-015,
+RW-320); there is no third "unmapped" group (RW-319). ``projectId`` is an opaque hash used only
+inside the UI and for search filtering; it is never a hub id and never goes into a URL (RW-010).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Task = dict[str, Any]
+
+
+def project_id(device_id: str, group_path: str) -> str:
+    """Stable opaque id of the Project ``group_path`` on ``device_id``."""
+    return hashlib.sha256(f"{device_id}\0{group_path}".encode()).hexdigest()[:16]
+
+
+def group_path(task: Mapping[str, Any]) -> str:
+    """The Project folder of a task: its ``groupWorkspacePath``, else its ``workspacePath``."""
+    return str(task.get("groupWorkspacePath") or task.get("workspacePath") or "")
+
+
+def is_conversation(task: Mapping[str, Any]) -> bool:
+    return task.get("workspaceKind") == "chat" or not group_path(task)
+
+
+def project_name(path: str) -> str:
+    trimmed = path.rstrip("/\\") or path
+    return posixpath.basename(trimmed.replace("\\", "/")) or trimmed
+
+
+def _updated(task: Mapping[str, Any]) -> str:
+    return str(task.get("updatedAt") or "")
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    device_id: str
+    name: str
+    local: bool
+    address: str | None = None
+
+
+def device_labels(devices: list[DeviceInfo]) -> dict[str, str | None]:
+    """What to show after a project name per device (RW-045..047).
+
+    One device: nothing. Several: nothing for the local device; a remote device shows its
+    address, or its id only when no address is known.
+    """
+    if len(devices) <= 1:
+        return {d.device_id: None for d in devices}
+    return {d.device_id: None if d.local else (d.address or d.name or d.device_id) for d in devices}
+
+
+def group_tasks(
+    devices: list[DeviceInfo], tasks_by_device: Mapping[str, Iterable[Task]]
+) -> dict[str, Any]:
+    """The ``GET /api/runtime-work`` body from each online device's unarchived tasks."""
+    labels = device_labels(devices)
+    projects: dict[str, dict[str, Any]] = {}
+    conversations: list[Task] = []
+    for device in devices:
+        for task in tasks_by_device.get(device.device_id, ()):
+            if task.get("archived"):
+                continue
+            if is_conversation(task):
+                conversations.append(task)
+                continue
+            path = group_path(task)
+            pid = project_id(device.device_id, path)
+            project = projects.setdefault(
+                pid,
+                {
+                    "projectId": pid,
+                    "deviceId": device.device_id,
+                    "workspacePath": path,
+                    "name": project_name(path),
+                    "deviceLabel": labels[device.device_id],
+                    "updatedAt": "",
+                    "tasks": [],
+                },
+            )
+            project["tasks"].append(task)
+            project["updatedAt"] = max(project["updatedAt"], _updated(task))
+    for project in projects.values():
+        project["tasks"].sort(key=_updated, reverse=True)
+    conversations.sort(key=_updated, reverse=True)
+    return {
+        "devices": [
+            {
+                "deviceId": d.device_id,
+                "name": d.name,
+                "local": d.local,
+                "online": True,
+                "label": labels[d.device_id],
+            }
+            for d in devices
+        ],
+        "projects": sorted(projects.values(), key=lambda p: p["updatedAt"], reverse=True),
+        "conversations": conversations,
+    }
+
+
+def archived_view(tasks: Iterable[Task]) -> dict[str, Any]:
+    """The archive list: archived tasks with their Project, and counts per Project (RW-166/168)."""
+    items: list[Task] = []
+    groups: dict[str, dict[str, Any]] = {}
+    for task in tasks:
+        if not task.get("archived"):
+            continue
+        if is_conversation(task):
+            pid, name = None, None
+        else:
+            path = group_path(task)
+            pid, name = project_id(str(task.get("deviceId", "")), path), project_name(path)
+            group = groups.setdefault(pid, {"projectId": pid, "projectName": name, "count": 0})
+            group["count"] += 1
+        items.append({**task, "projectId": pid, "projectName": name})
+    items.sort(key=_updated, reverse=True)
+    return {
+        "items": items,
+        "projectGroups": sorted(groups.values(), key=lambda g: g["projectName"]),
+        "total": len(items),
+    }
+
+
+def result_project_id(result: Mapping[str, Any]) -> str | None:
+    """The Project of a search result, derived from its address (RW-057); chats have none."""
+    address = result.get("address")
+    source: Mapping[str, Any] = address if isinstance(address, Mapping) else result
+    merged = {**result, **source}
+    if is_conversation(merged):
+        return None
+    return project_id(str(merged.get("deviceId", "")), group_path(merged))

@@ -1,0 +1,65 @@
+// Shared helpers of the hangar web UI: API calls with the session's CSRF token, dialogs.
+"use strict";
+const hangar = (() => {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  const csrf = meta ? meta.content : "";
+
+  function toLogin() {
+    const next = location.pathname + location.search;
+    location.href = "/login?next=" + encodeURIComponent(next);
+  }
+
+  async function api(path, body) {
+    const init = body === undefined
+      ? { headers: { Accept: "application/json" } }
+      : { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, Accept: "application/json" }, body: JSON.stringify(body) };
+    const res = await fetch(path, init);
+    if (res.status === 401) { toLogin(); throw new Error("not logged in"); }
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      const err = (data && data.error) || {};
+      throw new Error(err.message || ("HTTP " + res.status));
+    }
+    return data;
+  }
+
+  async function html(path) {
+    const res = await fetch(path, { headers: { Accept: "text/html" } });
+    if (res.redirected && new URL(res.url).pathname === "/login") { toLogin(); throw new Error("not logged in"); }
+    const text = await res.text();
+    if (!res.ok) {
+      let message = "HTTP " + res.status;
+      try { message = JSON.parse(text).error.message; } catch (_) { /* not JSON */ }
+      throw new Error(message);
+    }
+    return text;
+  }
+
+  // A modal confirmation (and optional text input) on a native <dialog>: keyboard-usable.
+  function ask(text, { input = null, okLabel = "OK" } = {}) {
+    const dialog = document.getElementById("confirm-dialog");
+    if (!dialog) return Promise.resolve(window.confirm(text) ? (input ?? true) : null);
+    document.getElementById("confirm-text").textContent = text;
+    document.getElementById("confirm-ok").textContent = okLabel;
+    const row = document.getElementById("confirm-input-row");
+    const field = document.getElementById("confirm-input");
+    row.hidden = input === null;
+    field.value = input ?? "";
+    return new Promise((resolve) => {
+      dialog.addEventListener("close", () => {
+        if (dialog.returnValue !== "ok") return resolve(null);
+        resolve(input === null ? true : field.value.trim());
+      }, { once: true });
+      dialog.returnValue = "";
+      dialog.showModal();
+      if (input !== null) field.select();
+    });
+  }
+
+  function status(text) {
+    const line = document.getElementById("status-line");
+    if (line) line.textContent = text;
+  }
+
+  return { api, html, ask, status, csrf };
+})();

@@ -1,0 +1,289 @@
+// Runtime work view: open tasks, page upward, fill missing ranges, search, live updates.
+//
+// Loaded history is tracked in `ranges` (sorted, inclusive [from, to] message indexes): the
+// authoritative record of what is loaded (RW-093). A gap marker sits where adjacent ranges do
+// not touch (RW-089, RW-095); it requests its (clipped, RW-096) range once when it first
+// scrolls into view (RW-090) and afterwards only on click (RW-091).
+"use strict";
+(() => {
+  const PAGE = 50;
+  const $ = (id) => document.getElementById(id);
+  const pane = $("pane"), messagesEl = $("messages"), scroller = $("transcript");
+  const state = {
+    deviceId: pane.dataset.deviceId || "", localTaskId: pane.dataset.localTaskId || "",
+    ranges: [], total: 0, hasMore: false, cursor: "", loading: false, generation: 0,
+    autoTried: new Set(),
+  };
+  const searchCache = new Map(); // RW-060: recent results in memory only
+
+  // ---- ranges ---------------------------------------------------------------------------
+  function addRange(from, to) {
+    if (to < from) return;
+    const all = [...state.ranges, [from, to]].sort((a, b) => a[0] - b[0]);
+    const merged = [];
+    for (const r of all) {
+      const last = merged[merged.length - 1];
+      if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+      else merged.push([r[0], r[1]]);
+    }
+    state.ranges = merged;
+  }
+  const covered = (i) => state.ranges.some(([a, b]) => i >= a && i <= b);
+
+  function placeMessages(fragmentHtml) {
+    const holder = document.createElement("div");
+    holder.innerHTML = fragmentHtml;
+    const pageEl = holder.querySelector(".tpage");
+    const incoming = [...pageEl.querySelectorAll(":scope > article.msg")];
+    for (const msg of incoming) {
+      const index = Number(msg.dataset.index);
+      const existing = document.getElementById("msg-" + index);
+      if (existing) { existing.replaceWith(msg); continue; }
+      const after = [...messagesEl.querySelectorAll(":scope > article.msg")]
+        .find((el) => Number(el.dataset.index) > index);
+      messagesEl.insertBefore(msg, after || null);
+    }
+    const template = pageEl.querySelector("template.checklist-template");
+    if (template) $("checklist-slot").replaceChildren(template.content.cloneNode(true));
+    return pageEl.dataset;
+  }
+
+  function renderGaps() {
+    messagesEl.querySelectorAll(":scope > .gap").forEach((g) => g.remove());
+    for (let k = 1; k < state.ranges.length; k++) {
+      const from = state.ranges[k - 1][1] + 1, to = state.ranges[k][0] - 1;
+      if (to < from) continue;
+      const gap = document.createElement("button");
+      gap.type = "button";
+      gap.className = "gap";
+      gap.dataset.from = from; gap.dataset.to = to;
+      const key = from + "-" + to;
+      const failed = state.autoTried.has(key);
+      gap.classList.toggle("failed", failed);
+      gap.textContent = `${to - from + 1} message${to === from ? "" : "s"} not loaded (#${from}–#${to})` +
+        (failed ? " · click to retry" : "");
+      const next = document.getElementById("msg-" + state.ranges[k][0]);
+      messagesEl.insertBefore(gap, next);
+      gapObserver.observe(gap);
+    }
+  }
+
+  async function fillGap(gap, automatic) {
+    const from = Number(gap.dataset.from), to = Number(gap.dataset.to), key = from + "-" + to;
+    if (automatic && state.autoTried.has(key)) return;
+    state.autoTried.add(key);
+    gap.disabled = true;
+    gap.textContent = "Loading…";
+    const limit = Math.min(500, to - from + 1);
+    try {
+      await loadPage({ beforeIndex: to + 1, limit }, false);
+    } catch (err) { hangar.status(err.message); }
+    renderGaps();
+  }
+
+  const gapObserver = new IntersectionObserver((entries) => {
+    for (const e of entries) if (e.isIntersecting) fillGap(e.target, true);
+  }, { root: scroller });
+
+  // ---- loading --------------------------------------------------------------------------
+  function transcriptUrl(extra) {
+    const q = new URLSearchParams({ deviceId: state.deviceId, localTaskId: state.localTaskId, limit: String(extra.limit || PAGE) });
+    if (extra.beforeCursor) q.set("beforeCursor", extra.beforeCursor);
+    if (extra.beforeIndex !== undefined) q.set("beforeIndex", String(extra.beforeIndex));
+    if (extra.refresh) q.set("refresh", "true");
+    return "/ui/transcript?" + q;
+  }
+
+  // Loads one page; `older` marks the page above the oldest loaded one (its cursor continues).
+  async function loadPage(params, older) {
+    const generation = state.generation;
+    const text = await hangar.html(transcriptUrl(params));
+    if (generation !== state.generation) return null; // another task was opened meanwhile
+    const oldest = state.ranges.length ? state.ranges[0][0] : Infinity;
+    const data = placeMessages(text);
+    const first = Number(data.first), last = Number(data.last);
+    const hasMore = data.hasMore === "true";
+    state.total = Number(data.total);
+    const end = params.beforeIndex !== undefined ? params.beforeIndex - 1 : older ? oldest - 1 : state.total - 1;
+    const start = hasMore ? (last >= first ? first : end + 1) : 0;
+    addRange(start, Math.max(end, last));
+    if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
+    if (data.title) $("task-title").textContent = data.title;
+    return data;
+  }
+
+  async function loadOlder() {
+    if (state.loading || !state.hasMore || !state.cursor) return;
+    state.loading = true;
+    const before = scroller.scrollHeight, top = scroller.scrollTop;
+    try {
+      await loadPage({ beforeCursor: state.cursor }, true);
+      scroller.scrollTop = scroller.scrollHeight - before + top; // keep the view still
+      renderGaps();
+    } catch (err) { hangar.status(err.message); }
+    state.loading = false;
+  }
+
+  function highlight(index) {
+    const el = document.getElementById("msg-" + index);
+    if (!el) return false;
+    el.scrollIntoView({ block: "center" });
+    el.classList.add("highlight");
+    setTimeout(() => el.classList.remove("highlight"), 2500);
+    return true;
+  }
+
+  async function openTask(deviceId, localTaskId, { push = true, targetIndex = null } = {}) {
+    state.generation += 1;
+    Object.assign(state, { deviceId, localTaskId, ranges: [], total: 0, hasMore: false, cursor: "", autoTried: new Set() });
+    if (push) history.pushState({ deviceId, localTaskId }, "", `/runtime-tasks?deviceId=${encodeURIComponent(deviceId)}&localTaskId=${encodeURIComponent(localTaskId)}`);
+    $("placeholder")?.remove();
+    messagesEl.replaceChildren();
+    $("checklist-slot").replaceChildren();
+    $("pane-header").hidden = false;
+    markCurrent();
+    const link = sidebarLink(deviceId, localTaskId);
+    $("task-title").textContent = link ? link.dataset.title : "";
+    $("layout").classList.remove("sidebar-open");
+    hangar.status("Loading…");
+    try {
+      await loadPage({ tail: true }, false);
+      if (targetIndex !== null && !covered(targetIndex)) {
+        await loadPage({ beforeIndex: Math.min(state.total, targetIndex + 10), limit: PAGE }, false);
+      }
+      renderGaps();
+      if (targetIndex === null || !highlight(targetIndex)) scroller.scrollTop = scroller.scrollHeight;
+      hangar.status("");
+    } catch (err) { hangar.status(err.message); }
+  }
+
+  async function refreshOpenTask() {
+    if (!state.localTaskId) return;
+    const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+    try {
+      await loadPage({ tail: true, refresh: true }, false);
+      renderGaps();
+      if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+    } catch (err) { hangar.status(err.message); }
+  }
+
+  // ---- sidebar --------------------------------------------------------------------------
+  function sidebarLink(deviceId, localTaskId) {
+    return [...document.querySelectorAll("#sidebar-content a.task")]
+      .find((a) => a.dataset.deviceId === deviceId && a.dataset.localTaskId === localTaskId);
+  }
+  function markCurrent() {
+    document.querySelectorAll("#sidebar-content a.task").forEach((a) => {
+      const current = a.dataset.deviceId === state.deviceId && a.dataset.localTaskId === state.localTaskId;
+      a.classList.toggle("current", current);
+      if (current) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+    });
+  }
+  function restoreSections() {
+    document.querySelectorAll("#sidebar-content details[data-section]").forEach((d) => {
+      const saved = localStorage.getItem("hangar.section." + d.dataset.section);
+      if (saved !== null) d.open = saved === "open";
+      d.addEventListener("toggle", () => localStorage.setItem("hangar.section." + d.dataset.section, d.open ? "open" : "closed"));
+    });
+  }
+  async function refreshSidebar() {
+    const q = new URLSearchParams({ deviceId: state.deviceId, localTaskId: state.localTaskId });
+    try {
+      $("sidebar-content").innerHTML = await hangar.html("/ui/sidebar?" + q);
+      restoreSections();
+      markCurrent();
+    } catch (err) { hangar.status(err.message); }
+  }
+
+  $("sidebar").addEventListener("click", (event) => {
+    const link = event.target.closest("a.task");
+    if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    openTask(link.dataset.deviceId, link.dataset.localTaskId);
+  });
+  $("sidebar-toggle").addEventListener("click", () => $("layout").classList.toggle("sidebar-open"));
+  window.addEventListener("popstate", () => {
+    const q = new URLSearchParams(location.search);
+    if (q.get("deviceId") && q.get("localTaskId")) openTask(q.get("deviceId"), q.get("localTaskId"), { push: false });
+  });
+  scroller.addEventListener("scroll", () => { if (scroller.scrollTop < 200) loadOlder(); });
+  messagesEl.addEventListener("click", (event) => {
+    const gap = event.target.closest(".gap");
+    if (gap) fillGap(gap, false);
+  });
+
+  // ---- search ---------------------------------------------------------------------------
+  function renderResults(results) {
+    const box = $("search-results");
+    box.replaceChildren();
+    box.hidden = false;
+    if (!results.length) { box.textContent = "No matches."; return; }
+    for (const r of results) {
+      const address = r.address || r;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "search-result";
+      const title = document.createElement("strong");
+      title.textContent = r.title || address.title || "(untitled)";
+      const snippet = document.createElement("span");
+      snippet.className = "snippet";
+      snippet.textContent = r.snippet || "";
+      button.append(title, snippet);
+      const index = r.messageIndex ?? r.index ?? null;
+      button.addEventListener("click", () => {
+        openTask(address.deviceId || r.deviceId, address.localTaskId || r.localTaskId, { targetIndex: index === null ? null : Number(index) });
+      });
+      box.append(button);
+    }
+  }
+  $("search-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const query = $("search-input").value.trim();
+    if (!query) { $("search-results").hidden = true; return; }
+    const includeArchived = $("search-archived").checked;
+    const key = JSON.stringify([query, includeArchived]);
+    if (searchCache.has(key)) return renderResults(searchCache.get(key));
+    try {
+      const data = await hangar.api("/api/runtime-work/search", { query, limit: 30, includeArchived });
+      searchCache.set(key, data.results);
+      renderResults(data.results);
+    } catch (err) { $("search-results").hidden = false; $("search-results").textContent = err.message; }
+  });
+
+  // ---- actions --------------------------------------------------------------------------
+  $("rename-button").addEventListener("click", async () => {
+    const title = await hangar.ask("Rename this task", { input: $("task-title").textContent, okLabel: "Rename" });
+    if (!title) return;
+    try {
+      await hangar.api("/api/runtime-work/rename", { deviceId: state.deviceId, localTaskId: state.localTaskId, title });
+      $("task-title").textContent = title;
+      refreshSidebar();
+    } catch (err) { hangar.status(err.message); }
+  });
+  $("archive-button").addEventListener("click", async () => {
+    const ok = await hangar.ask(`Archive "${$("task-title").textContent}"? You find it under Archived.`, { okLabel: "Archive" });
+    if (!ok) return;
+    try {
+      await hangar.api("/api/runtime-work/archived-conversations/archive", { deviceId: state.deviceId, localTaskId: state.localTaskId });
+      hangar.status("Archived.");
+      await refreshSidebar();
+    } catch (err) { hangar.status(err.message); }
+  });
+
+  // ---- live updates (SSE) ---------------------------------------------------------------
+  let sidebarTimer = null, transcriptTimer = null;
+  const events = new EventSource("/api/events");
+  events.addEventListener("runtime.changed", (event) => {
+    const data = JSON.parse(event.data || "{}");
+    clearTimeout(sidebarTimer);
+    sidebarTimer = setTimeout(refreshSidebar, 150);
+    const ids = data.localTaskIds;
+    if (state.localTaskId && (!ids || !ids.length || ids.includes(state.localTaskId))) {
+      clearTimeout(transcriptTimer);
+      transcriptTimer = setTimeout(refreshOpenTask, 150);
+    }
+  });
+
+  restoreSections();
+  if (state.deviceId && state.localTaskId) openTask(state.deviceId, state.localTaskId, { push: false });
+})();
