@@ -1,0 +1,196 @@
+"""Two-phase delete: tombstone at once, real delete by one worker, restorable until purge."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hangar.errors import NotFoundError, UsageError
+from hangar.executor import delete_worker
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.delete_worker import DeleteWorker, request_delete
+
+from .tasks import add_task
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _session_file(root: Path, name: str, size: int = 50_000) -> Path:
+    path = root / "agent" / f"{name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(os.urandom(size).hex().encode() + b"\n")
+    return path
+
+
+@pytest.fixture
+def db(hangar_home: Path) -> ExecutorDatabase:
+    database = ExecutorDatabase(hangar_home / "executor.db")
+    yield database
+    database.close()
+
+
+def _visible(db: ExecutorDatabase) -> list[str]:
+    rows = db.read().execute(
+        "SELECT local_task_id FROM local_tasks WHERE deleted_at IS NULL ORDER BY 1"
+    )
+    return [r[0] for r in rows]
+
+
+def test_tombstone_hides_the_task_at_once_and_touches_no_file(
+    db: ExecutorDatabase, tmp_path: Path
+) -> None:
+    """RW-173: delete writes a tombstone first; the files stay until the worker runs."""
+    path = _session_file(tmp_path, "a")
+    before = _digest(path)
+    add_task(db, "a", source=path)
+    add_task(db, "b")
+    reply = request_delete(db, ["a"])
+    assert reply["deleted"] is True and reply["cleanup"] == {"background": True}
+    assert _visible(db) == ["b"]
+    assert _digest(path) == before
+    assert delete_worker.delete_progress(db, reply["batchId"])["byState"] == {"pending": 1}
+
+
+def test_delete_refuses_running_and_unknown_tasks(db: ExecutorDatabase) -> None:
+    add_task(db, "r", status="running")
+    with pytest.raises(UsageError):
+        request_delete(db, ["r"])
+    with pytest.raises(NotFoundError):
+        request_delete(db, ["nope"])
+    with pytest.raises(UsageError):
+        request_delete(db, [])
+    assert _visible(db) == ["r"]
+
+
+def test_worker_moves_files_to_trash_and_restore_gives_every_byte_back(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    """RW-174: one worker deletes for real; restore brings back identical bytes."""
+    path = _session_file(tmp_path, "a")
+    sub = path.with_name("a") / "subagents" / "agent-x.jsonl"
+    sub.parent.mkdir(parents=True)
+    sub.write_bytes(b'{"k": 1}\n')
+    hashes = {path: _digest(path), sub: _digest(sub)}
+    add_task(db, "a", source=path)
+    request_delete(db, ["a"])
+    trash_root = hangar_home / "trash"
+    worker = DeleteWorker(db, trash_root)
+    assert worker.drain() == 1
+    assert not path.exists() and not sub.exists()
+    assert (trash_root / "a" / "manifest.json").exists()
+    item = db.read().execute("SELECT state, method FROM delete_queue").fetchone()
+    assert tuple(item) == ("done", "trash")
+    delete_worker.restore(db, trash_root, "a")
+    assert {p: _digest(p) for p in hashes} == hashes
+    assert _visible(db) == ["a"]
+
+
+def test_purge_removes_for_good_and_restore_then_fails(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    path = _session_file(tmp_path, "a")
+    add_task(db, "a", source=path)
+    add_task(db, "b")
+    with pytest.raises(UsageError):
+        delete_worker.purge_task(db, hangar_home / "trash", "b")  # not deleted
+    request_delete(db, ["a"])
+    DeleteWorker(db, hangar_home / "trash").drain()
+    delete_worker.purge_task(db, hangar_home / "trash", "a")
+    assert not (hangar_home / "trash" / "a").exists()
+    with pytest.raises(NotFoundError):
+        delete_worker.restore(db, hangar_home / "trash", "a")
+
+
+_PHASE_ONE = """
+import sys
+from pathlib import Path
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.delete_worker import request_delete
+db = ExecutorDatabase(Path(sys.argv[1]))
+request_delete(db, sys.argv[2:])
+print("queued", flush=True)
+sys.stdin.read()
+"""
+
+_PHASE_TWO = """
+import sys
+from pathlib import Path
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.delete_worker import DeleteWorker
+db = ExecutorDatabase(Path(sys.argv[1]))
+stop_after = int(sys.argv[3])
+done = []
+def progress(state):
+    done.append(state)
+    print("progress", state["done"], flush=True)
+    if len(done) == stop_after:
+        sys.stdin.read()
+DeleteWorker(db, Path(sys.argv[2])).drain(progress)
+print("drained", flush=True)
+"""
+
+
+def _run(script: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(script), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+
+
+def test_kill_9_between_and_during_the_phases_loses_nothing(
+    hangar_home: Path, tmp_path: Path
+) -> None:
+    """RW-173..RW-178: a killed foreground or worker loses nothing; the queue resumes."""
+    db_path = hangar_home / "executor.db"
+    db = ExecutorDatabase(db_path)
+    paths = {name: _session_file(tmp_path, name) for name in ("a", "b", "c")}
+    hashes = {p: _digest(p) for p in paths.values()}
+    for name, path in paths.items():
+        add_task(db, name, source=path)
+    db.close()
+
+    # Phase one, then kill -9 before any worker ran.
+    first = _run(_PHASE_ONE, str(db_path), "a", "b", "c")
+    assert first.stdout is not None and first.stdout.readline().strip() == "queued"
+    _kill(first)
+    db = ExecutorDatabase(db_path)
+    assert _visible(db) == []
+    assert all(p.exists() and _digest(p) == h for p, h in hashes.items())
+    assert delete_worker.delete_progress(db)["byState"] == {"pending": 3}
+
+    # Phase two: a worker is killed after its first item.
+    trash_root = hangar_home / "trash"
+    worker = _run(_PHASE_TWO, str(db_path), str(trash_root), "1")
+    assert worker.stdout is not None and worker.stdout.readline().split() == ["progress", "1"]
+    _kill(worker)
+    assert delete_worker.delete_progress(db)["byState"] == {"done": 1, "pending": 2}
+
+    # A new worker resumes with the rest.
+    resumed = _run(_PHASE_TWO, str(db_path), str(trash_root), "0")
+    out, _ = resumed.communicate(timeout=60)
+    assert out.split()[-1] == "drained"
+    assert delete_worker.delete_progress(db)["byState"] == {"done": 3}
+    assert not any(p.exists() for p in paths.values())
+
+    for name in paths:
+        delete_worker.restore(db, trash_root, name)
+    assert {p: _digest(p) for p in paths.values()} == hashes
+    assert _visible(db) == ["a", "b", "c"]
+    db.close()
