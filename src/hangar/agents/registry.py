@@ -52,4 +52,12 @@ def _load_builtins() -> None:
 
 
 #: Built-in agent modules; each registers its facets on import.
-BUILTIN_AGENT_MODULES: tuple[str, ...] = ()
+BUILTIN_AGENT_MODULES: tuple[str, ...] = (
+    "opencode",
+    "continue_cli",
+    "gemini",
+    "copilot",
+    "qwen",
+    "cursor",
+    "kiro",
+)

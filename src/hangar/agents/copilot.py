@@ -1,0 +1,330 @@
+"""GitHub Copilot CLI: ``session-state/<id>/events.jsonl`` (+ ``workspace.yaml``) and the
+legacy ``session-state/<id>.jsonl``.
+
+Both are append-only event logs ``{type, data, id, timestamp, parentId}``, read
+incrementally. ``user.message`` opens a request; ``assistant.message``,
+``assistant.reasoning`` and ``tool.execution_*`` fill its one assistant message. Events of
+a sub-agent carry ``parentToolCallId`` and become the ``children`` of that tool call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hangar.agents.base import (
+    AgentStore,
+    ProjectionDelta,
+    SessionSource,
+    SessionSummary,
+    TranscriptProjector,
+)
+from hangar.agents.message_log import (
+    JsonObject,
+    MessageLog,
+    SkipCounter,
+    as_int,
+    as_map,
+    as_str,
+    decode_object,
+    output_text,
+    tool_kind,
+)
+from hangar.agents.registry import register_store
+from hangar.model import Attachment, Message, TextBlock, ThinkingBlock, ToolBlock, Usage
+from hangar.model.messages import UnknownBlock
+
+RUNTIME = "copilot"
+HEAD_BYTES = 8192
+
+#: Records that carry nothing for the transcript (telemetry, hooks, bookkeeping).
+_IGNORED = {
+    "session.info",
+    "session.model_change",
+    "session.truncation",
+    "session.usage_checkpoint",
+    "session.auto_mode_resolved",
+    "session.shutdown",
+    "system.message",
+    "system.notification",
+    "hook.start",
+    "hook.end",
+    "assistant.turn_start",
+    "assistant.turn_end",
+    "subagent.completed",
+}
+
+
+def _arguments(raw: object) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+class CopilotProjector(TranscriptProjector):
+    """Incremental reader of one Copilot CLI event log."""
+
+    def __init__(self) -> None:
+        self.log = MessageLog()
+        self.skipped = SkipCounter()
+        self.meta: dict[str, str] = {}
+        self.model: str | None = None
+        self.children: dict[str, tuple[Message, ToolBlock]] = {}
+        """Tools run by sub-agents, by call id, with the top-level message that shows them."""
+
+    def feed(self, line: bytes) -> None:
+        event = decode_object(line, self.skipped)
+        if event is None:
+            return
+        kind = as_str(event.get("type")) or "?"
+        data = as_map(event.get("data"))
+        when = as_str(event.get("timestamp"))
+        event_id = as_str(event.get("id")) or f"event-{len(self.log.messages)}"
+        handler = getattr(self, "_" + kind.replace(".", "_"), None)
+        if handler is not None:
+            handler(event_id, when, data)
+        elif kind not in _IGNORED:
+            self.skipped.add(kind)
+        if kind == "session.model_change" and isinstance(data.get("newModel"), str):
+            self.model = data["newModel"]
+
+    # -- session -------------------------------------------------------------------------
+    def _session_start(self, _id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        for key in ("sessionId", "startTime", "selectedModel", "copilotVersion"):
+            if isinstance(data.get(key), str):
+                self.meta.setdefault(key, data[key])
+        self._context(data)
+        self.model = as_str(data.get("selectedModel")) or self.model
+
+    def _session_resume(self, _id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        self._context(data)
+
+    def _context(self, data: Mapping[str, Any]) -> None:
+        context = data.get("context")
+        if isinstance(context, Mapping) and isinstance(context.get("cwd"), str):
+            self.meta["cwd"] = context["cwd"]
+
+    def _session_error(self, event_id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        message = self.log.assistant(event_id, when)
+        text = as_str(data.get("message")) or "error"
+        self.log.add_block(message, UnknownBlock("copilot.session.error", dict(data)))
+        message.error = text
+        message.status = "failed"
+
+    def _abort(self, event_id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        if self.log.current is not None:
+            self.log.current.status = "cancelled"
+            self.log.touch(self.log.current)
+
+    # -- user ----------------------------------------------------------------------------
+    def _user_message(self, event_id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        attachments = [
+            Attachment(
+                name=as_str(a.get("displayName")) or as_str(a.get("path")) or "attachment",
+                path=as_str(a.get("path")),
+            )
+            for a in data.get("attachments") or []
+            if isinstance(a, Mapping)
+        ]
+        content = as_str(data.get("content")) or ""
+        self.log.user(event_id, content, when, attachments=attachments or None)
+
+    # -- assistant -----------------------------------------------------------------------
+    def _target(self, event_id: str, when: str | None, data: Mapping[str, Any]) -> Message:
+        """The message an event writes into: a sub-agent's child message or the turn's."""
+        parent_call = as_str(data.get("parentToolCallId"))
+        owner = self.log.tools.get(parent_call or "") or self.children.get(parent_call or "")
+        if parent_call and owner is not None:
+            top, tool = owner
+            self.log.touch(top)
+            if tool.children is None:
+                tool.children = []
+            if not tool.children:
+                tool.children.append(
+                    Message(
+                        index=0,
+                        id=event_id,
+                        role="assistant",
+                        turn_id=parent_call,
+                        created_at=when,
+                        blocks=[],
+                    )
+                )
+            tool.kind = "subagent"
+            return tool.children[-1]
+        return self.log.assistant(as_str(data.get("messageId")) or event_id, when)
+
+    def _add(self, target: Message, block: Any, parent_call: str | None) -> None:
+        owner = self.log.tools.get(parent_call or "") or self.children.get(parent_call or "")
+        if owner is None or target.turn_id != parent_call:
+            self.log.add_block(target, block)
+            return
+        # A child message: keep its blocks and remember its tools for their results.
+        top = owner[0]
+        self.log.touch(top)
+        if target.blocks is None:
+            target.blocks = []
+        target.blocks.append(block)
+        if isinstance(block, TextBlock):
+            target.content = block.text
+        if isinstance(block, ToolBlock):
+            self.children[block.tool_use_id] = (top, block)
+
+    def _assistant_message(self, event_id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        parent_call = as_str(data.get("parentToolCallId"))
+        target = self._target(event_id, when, data)
+        target.model = as_str(data.get("model")) or target.model or self.model
+        reasoning = as_str(data.get("reasoningText"))
+        if reasoning:
+            self._add(target, ThinkingBlock(reasoning), parent_call)
+        content = as_str(data.get("content"))
+        if content:
+            self._add(target, TextBlock(content), parent_call)
+        for request in data.get("toolRequests") or []:
+            if not isinstance(request, Mapping):
+                continue
+            call_id = as_str(request.get("toolCallId")) or ""
+            if call_id in self.log.tools or call_id in self.children:
+                continue
+            name = as_str(request.get("name")) or "tool"
+            block = ToolBlock(
+                call_id,
+                name,
+                _arguments(request.get("arguments")),
+                status="running",
+                kind=tool_kind(name),
+            )
+            self._add(target, block, parent_call)
+        tokens = as_int(data.get("outputTokens"))
+        if tokens and target.turn_id != parent_call:
+            self.log.add_usage(target, Usage(output_tokens=tokens))
+
+    def _assistant_reasoning(
+        self, event_id: str, when: str | None, data: Mapping[str, Any]
+    ) -> None:
+        text = as_str(data.get("content"))
+        if text:
+            target = self._target(event_id, when, data)
+            self._add(target, ThinkingBlock(text), as_str(data.get("parentToolCallId")))
+
+    def _tool_execution_start(
+        self, event_id: str, when: str | None, data: Mapping[str, Any]
+    ) -> None:
+        call_id = as_str(data.get("toolCallId")) or event_id
+        if call_id in self.log.tools or call_id in self.children:
+            return
+        name = as_str(data.get("toolName")) or "tool"
+        block = ToolBlock(
+            call_id, name, _arguments(data.get("arguments")), status="running", kind=tool_kind(name)
+        )
+        target = self._target(event_id, when, data)
+        self._add(target, block, as_str(data.get("parentToolCallId")))
+
+    def _tool_execution_complete(
+        self, event_id: str, when: str | None, data: Mapping[str, Any]
+    ) -> None:
+        call_id = as_str(data.get("toolCallId")) or ""
+        found = self.log.tools.get(call_id) or self.children.get(call_id)
+        if found is None:
+            self.skipped.add("tool.execution_complete.orphan")
+            return
+        top, block = found
+        self.log.touch(top)
+        success = data.get("success") is True
+        block.status = "done" if success else "failed"
+        block.is_error = not success
+        result = data.get("result")
+        if isinstance(result, Mapping):
+            block.output = output_text(result.get("content"))
+        telemetry = data.get("toolTelemetry")
+        metrics = telemetry.get("metrics") if isinstance(telemetry, Mapping) else None
+        if isinstance(metrics, Mapping) and isinstance(metrics.get("durationMs"), int):
+            block.duration_ms = metrics["durationMs"]
+
+    def _subagent_started(self, event_id: str, when: str | None, data: Mapping[str, Any]) -> None:
+        found = self.log.tools.get(as_str(data.get("toolCallId")) or "")
+        if found is not None:
+            found[1].kind = "subagent"
+            self.log.touch(found[0])
+
+    # -- contract ------------------------------------------------------------------------
+    def take(self) -> ProjectionDelta:
+        return self.log.take()
+
+    def summary(self) -> SessionSummary:
+        messages = self.log.messages
+        status = "done"
+        if messages and messages[-1].role == "assistant" and messages[-1].status != "done":
+            status = messages[-1].status
+        return SessionSummary(
+            workspace_path=self.meta.get("cwd"),
+            created_at=self.meta.get("startTime"),
+            model=next((m.model for m in reversed(messages) if m.model), self.model),
+            status=status,
+            message_count=len(messages),
+            skipped=dict(self.skipped.counts),
+        )
+
+
+def _head_start(path: Path) -> JsonObject:
+    """``data`` of the first ``session.start`` event in the file's head."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return {}
+    for line in head.split(b"\n")[:8]:
+        event = decode_object(line, SkipCounter())
+        data = event.get("data") if event else None
+        if event and event.get("type") == "session.start" and isinstance(data, dict):
+            return data
+    return {}
+
+
+def _workspace_yaml(folder: Path) -> Mapping[str, Any]:
+    try:
+        value = yaml.safe_load((folder / "workspace.yaml").read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    return value if isinstance(value, Mapping) else {}
+
+
+@register_store
+class CopilotStore(AgentStore):
+    runtime = RUNTIME
+    display_name = "Copilot CLI"
+    append_only = True
+
+    def _files(self) -> Iterator[Path]:
+        state = self.home.root / "session-state"
+        yield from sorted(state.glob("*/events.jsonl"))
+        yield from sorted(p for p in state.glob("*.jsonl") if p.is_file())
+
+    def discover(self) -> Iterator[SessionSource]:
+        for path in self._files():
+            nested = path.name == "events.jsonl"
+            session_id = path.parent.name if nested else path.stem
+            start = _head_start(path)
+            workspace = _workspace_yaml(path.parent) if nested else {}
+            context = as_map(start.get("context"))
+            cwd = as_str(workspace.get("cwd")) or as_str(context.get("cwd"))
+            yield SessionSource(
+                runtime=RUNTIME,
+                session_id=session_id,
+                path=path,
+                runtime_handle={"sessionId": session_id},
+                title=as_str(workspace.get("summary")),
+                workspace_path=cwd,
+                created_at=as_str(start.get("startTime")),
+                model=as_str(start.get("selectedModel")),
+            )
+
+    def new_projector(self, source: SessionSource) -> TranscriptProjector:
+        return CopilotProjector()

@@ -1,0 +1,202 @@
+"""Cursor agent CLI transcripts:
+``~/.cursor/projects/<encoded path>/agent-transcripts/<id>/<id>.jsonl`` (also flat
+``agent-transcripts/<id>.jsonl``), sub-agents in ``<id>/subagents/<child>.jsonl``.
+
+Lines are ``{"role": "user"|"assistant", "message": {"content": [blocks]}}`` with no ids
+and no timestamps, so message ids are derived from line numbers (stable: the file only
+grows) and times come from the file's mtime at discovery. The user's own text sits inside
+``<user_query>`` when Cursor wraps it with context. Tool calls carry no id; a result
+belongs to the oldest unanswered call of the current reply. Read incrementally.
+Sub-agent transcripts are discovered with ``parent_session_id`` set (never their own
+task); this version does not fold them into the parent's tool calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hangar.agents.base import (
+    AgentStore,
+    ProjectionDelta,
+    SessionSource,
+    SessionSummary,
+    TranscriptProjector,
+)
+from hangar.agents.message_log import (
+    MessageLog,
+    SkipCounter,
+    as_str,
+    decode_object,
+    text_of,
+    tool_kind,
+)
+from hangar.agents.registry import register_store
+from hangar.model import TextBlock, ThinkingBlock, ToolBlock
+from hangar.model.messages import UnknownBlock
+
+RUNTIME = "cursor"
+_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
+_TOOL_USE = {"tool_use", "tool_call"}
+_TOOL_RESULT = {"tool_result", "tool-result"}
+_TURN_STATUS = {
+    "success": "done",
+    "error": "failed",
+    "aborted": "cancelled",
+    "cancelled": "cancelled",
+}
+
+
+class CursorProjector(TranscriptProjector):
+    """Incremental reader of one Cursor agent transcript."""
+
+    def __init__(self) -> None:
+        self.log = MessageLog()
+        self.skipped = SkipCounter()
+        self.line = 0
+        self.model: str | None = None
+        self.pending: list[ToolBlock] = []
+
+    def feed(self, line: bytes) -> None:
+        self.line += 1
+        record = decode_object(line, self.skipped)
+        if record is None:
+            return
+        role = record.get("role")
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if role == "user":
+            self._user(content)
+        elif role == "assistant":
+            self.model = as_str(record.get("model")) or self.model
+            self._assistant(content)
+        elif record.get("type") == "turn_ended":
+            current = self.log.current
+            status = _TURN_STATUS.get(as_str(record.get("status")) or "", "done")
+            if current is not None:
+                # Cursor records no result for some calls; once the turn ended they ran.
+                for tool in self.pending:
+                    tool.status = "cancelled" if status == "cancelled" else "done"
+                self.pending = []
+                if status != "done":
+                    current.status = status  # type: ignore[assignment]
+                self.log.touch(current)
+        else:
+            self.skipped.add(str(record.get("type") or role or "unknown"))
+
+    def _user(self, content: object) -> None:
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        texts: list[str] = []
+        for block in blocks:
+            if not isinstance(block, Mapping):
+                continue
+            kind = block.get("type")
+            if kind in _TOOL_RESULT:
+                self._result(block)
+            elif kind == "text" and isinstance(text := block.get("text"), str):
+                texts.append(text)
+        if texts:
+            text = "\n".join(texts)
+            query = _QUERY.search(text)
+            self.log.user(f"line-{self.line}", query.group(1) if query else text)
+            self.pending = []
+
+    def _result(self, block: Mapping[str, Any]) -> None:
+        if not self.pending or self.log.current is None:
+            self.skipped.add("tool_result.orphan")
+            return
+        tool = self.pending.pop(0)
+        tool.output = text_of(block.get("content"))
+        tool.status = "failed" if block.get("is_error") else "done"
+        tool.is_error = block.get("is_error") is True
+        self.log.touch(self.log.current)
+
+    def _assistant(self, content: object) -> None:
+        target = self.log.assistant(f"line-{self.line}")
+        target.model = self.model or target.model
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for n, block in enumerate(blocks):
+            if not isinstance(block, Mapping):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                self.log.add_block(target, TextBlock(block["text"]))
+            elif kind == "thinking" and isinstance(block.get("thinking"), str):
+                self.log.add_block(target, ThinkingBlock(block["thinking"]))
+            elif kind in _TOOL_USE:
+                name = as_str(block.get("name")) or "tool"
+                call_id = as_str(block.get("id")) or f"line-{self.line}-{n}"
+                tool = ToolBlock(
+                    call_id, name, block.get("input"), status="running", kind=tool_kind(name)
+                )
+                self.log.add_block(target, tool)
+                self.pending.append(tool)
+            else:
+                self.skipped.add(f"block.{kind}")
+                self.log.add_block(target, UnknownBlock(f"cursor.{kind}", dict(block)))
+
+    def take(self) -> ProjectionDelta:
+        return self.log.take()
+
+    def summary(self) -> SessionSummary:
+        messages = self.log.messages
+        first_user = next((m.content for m in messages if m.role == "user"), None)
+        return SessionSummary(
+            title=first_user[:80] if first_user else None,
+            model=self.model,
+            message_count=len(messages),
+            skipped=dict(self.skipped.counts),
+        )
+
+
+def _mtime(path: Path) -> str | None:
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def _workspace(project_dir: Path) -> str | None:
+    """Cursor encodes the workspace path with ``-`` for ``/``; ambiguous, so only a folder
+    that exists under the decoded path is believed."""
+    candidate = Path("/" + project_dir.name.replace("-", "/"))
+    return str(candidate) if candidate.is_dir() else None
+
+
+@register_store
+class CursorStore(AgentStore):
+    runtime = RUNTIME
+    display_name = "Cursor agent"
+    append_only = True
+
+    def discover(self) -> Iterator[SessionSource]:
+        for transcripts in sorted((self.home.root / "projects").glob("*/agent-transcripts")):
+            workspace = _workspace(transcripts.parent)
+            for path in sorted(transcripts.glob("*.jsonl")):
+                yield self._source(path, path.stem, workspace, None)
+            for folder in sorted(p for p in transcripts.iterdir() if p.is_dir()):
+                main = folder / f"{folder.name}.jsonl"
+                if main.is_file():
+                    yield self._source(main, folder.name, workspace, None)
+                for child in sorted((folder / "subagents").glob("*.jsonl")):
+                    yield self._source(child, child.stem, workspace, folder.name)
+
+    def _source(
+        self, path: Path, session_id: str, workspace: str | None, parent: str | None
+    ) -> SessionSource:
+        return SessionSource(
+            runtime=RUNTIME,
+            session_id=session_id,
+            path=path,
+            runtime_handle={"sessionId": session_id},
+            workspace_path=workspace,
+            updated_at=_mtime(path),
+            parent_session_id=parent,
+        )
+
+    def new_projector(self, source: SessionSource) -> TranscriptProjector:
+        return CursorProjector()
