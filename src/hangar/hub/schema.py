@@ -147,3 +147,118 @@ comments = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_comments_issue_id", "issue_id"),
 )
+
+# --- local runs (`hangar run ISSUE -- CLI …`) ---------------------------------------------
+
+local_runs = sa.Table(
+    "local_runs",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column(
+        "issue_id", sa.String(36), sa.ForeignKey("issues.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column(
+        "owner_id", sa.String(36), sa.ForeignKey("members.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("cli_name", sa.String(100), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("exit_code", sa.Integer, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("work_dir", sa.Text, nullable=False, server_default=""),
+    sa.Column("context_dir", sa.Text, nullable=True),
+    sa.Column("comments_mode", sa.String(20), nullable=False, server_default="thread"),
+    sa.Column("no_status_update", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column(
+        "top_comment_id",
+        sa.String(36),
+        sa.ForeignKey("comments.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    sa.Column("source", sa.String(100), nullable=False),
+    sa.Column("source_key", sa.String(300), nullable=True),
+    sa.Column("token_hash", sa.String(64), nullable=True),
+    sa.Column("active_ms", sa.BigInteger, nullable=True),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+    sa.UniqueConstraint(
+        "workspace_id", "source", "source_key", name="uq_local_runs_workspace_source_key"
+    ),
+    sa.Index("ix_local_runs_issue_id", "issue_id"),
+    sa.Index("ix_local_runs_status", "status"),
+    sa.Index("ix_local_runs_token_hash", "token_hash"),
+)
+
+local_run_messages = sa.Table(
+    "local_run_messages",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "run_id", sa.String(36), sa.ForeignKey("local_runs.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(20), nullable=False),
+    sa.Column("tool", sa.String(200), nullable=True),
+    sa.Column("content", sa.Text, nullable=False, server_default=""),
+    sa.Column("input", sa.JSON, nullable=True),
+    sa.Column("output", sa.Text, nullable=True),
+    sa.Column("source", sa.String(100), nullable=False),
+    sa.Column("source_key", sa.String(500), nullable=False),
+    sa.Column(
+        "comment_id",
+        sa.String(36),
+        sa.ForeignKey("comments.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("run_id", "seq", name="uq_local_run_messages_run_seq"),
+    sa.UniqueConstraint(
+        "run_id", "source", "source_key", name="uq_local_run_messages_run_source_key"
+    ),
+)
+
+local_run_usage = sa.Table(
+    "local_run_usage",
+    metadata,
+    sa.Column(
+        "run_id",
+        sa.String(36),
+        sa.ForeignKey("local_runs.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("provider", sa.String(100), primary_key=True),
+    sa.Column("model", sa.String(200), primary_key=True),
+    sa.Column("input_tokens", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("output_tokens", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("cache_read_tokens", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("cache_write_tokens", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+local_run_outbox = sa.Table(
+    "local_run_outbox",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "message_id",
+        sa.Integer,
+        sa.ForeignKey("local_run_messages.id", ondelete="CASCADE"),
+        nullable=False,
+        unique=True,
+    ),
+    sa.Column(
+        "run_id", sa.String(36), sa.ForeignKey("local_runs.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("status", sa.String(20), nullable=False, server_default="pending"),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("processed_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Index("ix_local_run_outbox_status_next", "status", "next_attempt_at"),
+)
