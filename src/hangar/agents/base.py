@@ -18,12 +18,20 @@ and each delta applied as ``messages[delta.start:] = delta.messages``, yields ex
 messages of one full feed followed by one take. Messages before ``delta.start`` are never
 touched, so a projector re-projects only from the first turn an appended line affected.
 Malformed or unknown lines are counted in ``summary().skipped`` and never raise.
+
+Incremental discovery (optional, added after the first sketch; stores that only implement
+:meth:`AgentStore.discover` keep working): a store that can name its session files from a
+directory walk alone implements :meth:`AgentStore.session_paths` and
+:meth:`AgentStore.describe`. The LocalTask index then stats every path and calls ``describe``
+only for new or changed files, so a re-list after nothing changed opens no transcript.
+:meth:`AgentStore.session_titles` returns names kept outside the transcripts (Codex's
+``session_index.jsonl``), applied on every list.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -115,6 +123,21 @@ class AgentStore(ABC):
     @abstractmethod
     def discover(self) -> Iterator[SessionSource]:
         """Every session under this agent's home, from cheap reads only."""
+
+    def session_paths(self) -> Iterator[Path] | None:
+        """Every session file, from directory listings only; ``None`` if not supported."""
+        return None
+
+    def describe(self, path: Path) -> SessionSource | None:
+        """The session stored at ``path`` (head/tail reads), or ``None`` if it is not one."""
+        for source in self.discover():
+            if source.path == path:
+                return source
+        return None
+
+    def session_titles(self) -> Mapping[str, str]:
+        """Titles by session id kept outside the transcripts (cheap; may be cached by stat)."""
+        return {}
 
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
         """An empty projector for an append-only source."""

@@ -1,0 +1,106 @@
+"""Finding Claude Code sessions: ``projects/<sanitized cwd>/<session>.jsonl``.
+
+The folder name is lossy, so ``cwd`` comes from the lines. Files whose first chat line is a
+sidechain (legacy ``agent-*.jsonl`` beside the sessions) are sub-agents: described as child
+sessions, never listed as tasks. Titles from the tail (custom > ai > summary), else the
+first prompt in the head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from hangar.agents.base import SessionSource
+from hangar.agents.claude import records as r
+from hangar.agents.claude.prompts import user_content
+from hangar.agents.peek import head_lines, tail_lines
+
+
+def session_paths(home: Path) -> Iterator[Path]:
+    projects = home / "projects"
+    if not projects.is_dir():
+        return
+    for folder in sorted(projects.iterdir()):
+        if folder.is_dir():
+            yield from sorted(folder.glob("*.jsonl"))
+
+
+def _peek(line: bytes) -> r.Peek | None:
+    try:
+        return r.PEEK.decode(line)
+    except msgspec.DecodeError:
+        return None
+
+
+def describe_session(path: Path) -> SessionSource:
+    cwd = created = first_prompt = model = None
+    sidechain: bool | None = None
+    parent: str | None = None
+    for line in head_lines(path):
+        peek = _peek(line)
+        if peek is None:
+            continue
+        created = created or r.text_or_none(peek.timestamp)
+        cwd = cwd or r.text_or_none(peek.cwd)
+        if peek.type in ("user", "assistant") and sidechain is None:
+            sidechain = peek.is_sidechain is True
+            parent = r.text_or_none(peek.session_id)
+        if first_prompt is None and peek.type == "user" and peek.is_meta is not True:
+            content = peek.message.content if peek.message else None
+            first_prompt = user_content(content)[0]
+        if cwd and first_prompt and sidechain is not None:
+            break
+    titles: dict[str, str] = {}
+    updated = None
+    for line in reversed(tail_lines(path)):
+        peek = _peek(line)
+        if peek is None:
+            continue
+        updated = updated or r.text_or_none(peek.timestamp)
+        if model is None and peek.type == "assistant" and peek.message is not None:
+            candidate = r.text_or_none(peek.message.model)
+            model = candidate if candidate != "<synthetic>" else None
+        for kind, value in (
+            ("custom-title", peek.custom_title),
+            ("ai-title", peek.ai_title),
+            ("summary", peek.summary if peek.type == "summary" else None),
+        ):
+            if isinstance(value, str) and value.strip() and kind not in titles:
+                titles[kind] = value.strip()
+    title = titles.get("custom-title") or titles.get("ai-title") or titles.get("summary")
+    if title is None and first_prompt:
+        title = first_prompt.splitlines()[0][:120]
+    session_id = path.stem
+    is_child = bool(sidechain) or path.name.startswith("agent-")
+    return SessionSource(
+        runtime="claude",
+        session_id=session_id,
+        path=path,
+        runtime_handle={"sessionId": session_id},
+        title=title,
+        workspace_path=cwd,
+        created_at=created,
+        updated_at=updated or _mtime_iso(path),
+        model=model,
+        parent_session_id=(parent or "unknown") if is_child else None,
+    )
+
+
+def _mtime_iso(path: Path) -> str:
+    mtime = path.stat().st_mtime
+    return datetime.fromtimestamp(mtime, UTC).isoformat().replace("+00:00", "Z")
+
+
+def child_path(session_path: Path, agent_id: str) -> Path | None:
+    """The transcript of sub-agent ``agent_id`` of a session, new layout first."""
+    for candidate in (
+        session_path.with_suffix("") / "subagents" / f"agent-{agent_id}.jsonl",
+        session_path.parent / f"agent-{agent_id}.jsonl",
+    ):
+        if candidate.is_file():
+            return candidate
+    return None

@@ -1,0 +1,287 @@
+"""The Claude Code transcript projector.
+
+A turn opens at each user line carrying a prompt (meta lines, caveats, command output and
+tool results do not open one). Assistant lines are merged into the turn's reply by
+``message.id`` (one API message is often split over several lines); ``tool_result`` lines
+complete the tool block with the same id, using ``toolUseResult`` for sub-agent links.
+Sidechain lines in a main transcript belong to sub-agents and are skipped; a sub-agent's own
+file is read into ``ToolBlock.children`` of the call that started it. Non-chat line types are
+counted in ``summary().skipped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from hangar.agents.base import SessionSummary
+from hangar.agents.claude import records as r
+from hangar.agents.claude.prompts import INTERRUPTED, user_content
+from hangar.agents.claude.tools import checklist_from_todos
+from hangar.agents.claude.turns import ClaudeTurn
+from hangar.agents.projection import TurnProjector
+from hangar.agents.tool_output import cap_output, content_text, tool_kind
+from hangar.model import (
+    Checklist,
+    ChecklistBlock,
+    CompactionBlock,
+    ContextUsage,
+    ImageBlock,
+    Message,
+    PlanBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolBlock,
+    Usage,
+)
+
+ChildLoader = Callable[[str, Any], list[Message] | None]
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+
+    def number(key: str) -> int:
+        value = raw.get(key)
+        return value if isinstance(value, int) else 0
+
+    return Usage(
+        input_tokens=number("input_tokens"),
+        output_tokens=number("output_tokens"),
+        cache_read_tokens=number("cache_read_input_tokens"),
+        cache_write_tokens=number("cache_creation_input_tokens"),
+    )
+
+
+class ClaudeProjector(TurnProjector):
+    def __init__(self, *, child: bool = False, load_child: ChildLoader | None = None) -> None:
+        super().__init__()
+        self.child = child
+        self.load_child = load_child
+        self.cwd: str | None = None
+        self.first_timestamp: str | None = None
+        self.last_timestamp: str | None = None
+        self.first_prompt: str | None = None
+        self.titles: dict[str, str] = {}
+        self.model: str | None = None
+        self.context_usage: ContextUsage | None = None
+        self.checklist: tuple[int, ChecklistBlock] | None = None
+        self.calls: dict[str, tuple[int, ToolBlock]] = {}
+
+    def _turn(self) -> ClaudeTurn:
+        if not self.turns:
+            self.add_turn(ClaudeTurn(turn_id="turn-1"))
+        position = len(self.turns) - 1
+        self.touch(position)
+        turn = self.turns[position]
+        assert isinstance(turn, ClaudeTurn)
+        return turn
+
+    def feed(self, line: bytes) -> None:
+        try:
+            record = r.LINE.decode(line)
+        except msgspec.ValidationError:
+            self.skip("invalid_record")
+            return
+        except msgspec.DecodeError:
+            self.skip("invalid_json")
+            return
+        timestamp = r.text_or_none(record.timestamp)
+        if timestamp:
+            self.first_timestamp = self.first_timestamp or timestamp
+            self.last_timestamp = timestamp
+        if isinstance(record.cwd, str) and record.cwd and self.cwd is None:
+            self.cwd = record.cwd
+        kind = record.type
+        if record.is_sidechain is True and not self.child and kind in ("user", "assistant"):
+            self.skip("sidechain")
+        elif kind == "user":
+            self._user(record, timestamp)
+        elif kind == "assistant":
+            self._assistant(record, timestamp)
+        elif kind == "system":
+            self._system(record, timestamp)
+        elif kind in ("summary", "custom-title", "ai-title"):
+            value = {"summary": record.summary, "custom-title": record.custom_title}.get(
+                kind, record.ai_title
+            )
+            if isinstance(value, str) and value.strip():
+                self.titles[kind] = value.strip()
+            self.skip(kind)
+        else:
+            self.skip(str(kind) if kind else "untyped")
+
+    # ---------------------------------------------------------------- users
+    def _user(self, record: r.Line, timestamp: str | None) -> None:
+        content = record.message.content if record.message else record.content
+        if record.is_meta is True:
+            self.skip("meta")
+            return
+        if record.is_compact_summary is True:
+            self._turn().blocks.append(CompactionBlock(text=content_text(content)))
+            return
+        prompt, attachments, results = user_content(content)
+        if results:
+            self._tool_results(results, r.raw_value(record.tool_use_result))
+            return
+        if isinstance(content, str | list) and INTERRUPTED in content_text(content)[:64]:
+            if self.turns:
+                self._turn().cancelled = True
+            return
+        if prompt is None and not attachments:
+            self.skip("hidden_user")
+            return
+        self.first_prompt = self.first_prompt or prompt
+        uuid = r.text_or_none(record.uuid) or f"turn-{len(self.turns) + 1}"
+        turn = ClaudeTurn(turn_id=uuid, prompt=prompt, attachments=attachments)
+        turn.prompt_at = timestamp
+        self.touch(self.add_turn(turn))
+
+    def _tool_results(self, results: list[dict[str, Any]], tool_use_result: Any) -> None:
+        for result in results:
+            tool_use_id = result.get("tool_use_id")
+            found = self.calls.get(tool_use_id) if isinstance(tool_use_id, str) else None
+            if found is None:
+                self.skip("orphan_tool_result")
+                continue
+            position, block = found
+            self.touch(position)
+            shown, truncated = cap_output(content_text(result.get("content")))
+            block.output, block.truncated = shown, truncated
+            block.is_error = result.get("is_error") is True
+            block.status = "failed" if block.is_error else "done"
+            if isinstance(tool_use_result, dict):
+                duration = tool_use_result.get("totalDurationMs")
+                if isinstance(duration, int):
+                    block.duration_ms = duration
+                agent_id = tool_use_result.get("agentId")
+                if isinstance(agent_id, str) and self.load_child is not None:
+                    block.children = self.load_child(agent_id, block.input)
+
+    # ------------------------------------------------------------ assistant
+    def _assistant(self, record: r.Line, timestamp: str | None) -> None:
+        message = record.message
+        if message is None:
+            self.skip("assistant_without_message")
+            return
+        turn = self._turn()
+        position = len(self.turns) - 1
+        turn.assistant_at = turn.assistant_at or timestamp
+        message_id = r.text_or_none(message.id) or r.text_or_none(record.uuid) or ""
+        model = r.text_or_none(message.model)
+        if model and model != "<synthetic>":
+            turn.model = self.model = model
+        usage = _usage(message.usage)
+        if usage is not None and message_id:
+            turn.usage_by_message[message_id] = usage
+            total = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+            self.context_usage = ContextUsage(total_tokens=total, last_tokens=total)
+        if isinstance(message.stop_reason, str):
+            turn.stop_reason = message.stop_reason
+        if record.is_api_error_message is True:
+            turn.error = content_text(message.content) or "API error"
+            return
+        content = message.content
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict):
+                self._assistant_block(turn, position, message_id, block)
+
+    def _assistant_block(
+        self, turn: ClaudeTurn, position: int, message_id: str, block: dict[str, Any]
+    ) -> None:
+        kind = block.get("type")
+        if kind == "tool_use":
+            key = (kind, str(block.get("id") or len(turn.blocks)))
+        else:
+            text = block.get("text") or block.get("thinking") or block.get("data") or ""
+            key = (f"{message_id}:{kind}", str(text)[:256])
+        if key in turn.block_keys:
+            return
+        turn.block_keys.add(key)
+        if kind == "text" and isinstance(block.get("text"), str):
+            turn.blocks.append(TextBlock(block["text"]))
+        elif kind == "thinking":
+            turn.blocks.append(ThinkingBlock(str(block.get("thinking") or "")))
+        elif kind == "redacted_thinking":
+            turn.blocks.append(ThinkingBlock("", redacted=True))
+        elif kind == "tool_use":
+            self._tool_use(turn, position, block)
+        elif kind == "image":
+            source = block.get("source")
+            source = source if isinstance(source, dict) else {}
+            data, media = source.get("data"), source.get("media_type") or "image/png"
+            payload = f"data:{media};base64,{data}" if isinstance(data, str) else None
+            turn.blocks.append(ImageBlock(render_payload=payload, mime_type=media))
+        else:
+            self.skip(f"block.{kind}")
+
+    def _tool_use(self, turn: ClaudeTurn, position: int, block: dict[str, Any]) -> None:
+        name = str(block.get("name") or "tool")
+        tool_id = str(block.get("id") or f"{turn.turn_id}:tool:{len(turn.blocks)}")
+        tool_input = block.get("input")
+        tool = ToolBlock(tool_id, name, tool_input, status="running", kind=tool_kind(name))
+        turn.blocks.append(tool)
+        self.calls[tool_id] = (position, tool)
+        if name == "TodoWrite":
+            checklist = checklist_from_todos(tool_input)
+            if checklist is not None:
+                turn.blocks.append(checklist)
+                if self.checklist is None or self.checklist[0] <= position:
+                    self.checklist = (position, checklist)
+        elif name == "ExitPlanMode" and isinstance(tool_input, dict):
+            plan = tool_input.get("plan")
+            if isinstance(plan, str):
+                turn.blocks.append(PlanBlock(plan))
+
+    # --------------------------------------------------------------- system
+    def _system(self, record: r.Line, timestamp: str | None) -> None:
+        subtype = record.subtype
+        if subtype == "compact_boundary":
+            self._turn().blocks.append(CompactionBlock(text=r.text_or_none(record.content)))
+        elif subtype == "turn_duration" and self.turns:
+            self._turn().completed_at = timestamp
+        else:
+            self.skip(f"system.{subtype}")
+
+    # -------------------------------------------------------------- summary
+    def summary(self) -> SessionSummary:
+        title = None
+        for kind in ("custom-title", "ai-title", "summary"):
+            title = title or self.titles.get(kind)
+        title = title or (self.first_prompt.splitlines()[0][:120] if self.first_prompt else None)
+        last = self.turns[-1] if self.turns else None
+        status = "done"
+        if isinstance(last, ClaudeTurn):
+            status = {"streaming": "running"}.get(last.status(True), last.status(True))
+        checklist = None
+        if self.checklist is not None:
+            block = self.checklist[1]
+            checklist = Checklist(source=block.source, items=tuple(block.items))
+        return SessionSummary(
+            title=title,
+            workspace_path=self.cwd,
+            created_at=self.first_timestamp,
+            updated_at=self.last_timestamp,
+            model=self.model,
+            status=status,
+            message_count=self.message_count,
+            checklist=checklist,
+            context_usage=self.context_usage,
+            skipped=dict(self.skipped),
+        )
+
+
+def read_child(path: Path) -> list[Message]:
+    """All messages of a sub-agent transcript (read-only, whole file)."""
+    projector = ClaudeProjector(child=True)
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.strip():
+                projector.feed(line.rstrip(b"\r\n"))
+    return projector.take().messages

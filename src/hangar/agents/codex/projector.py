@@ -1,0 +1,538 @@
+"""The Codex rollout projector: rollout lines in, normalized turns and messages out.
+
+Turns come from ``event_msg/task_started`` … ``task_complete`` / ``turn_aborted``; rollouts
+without those markers (old versions, other writers) get an implicit turn per new user
+request. The request text comes from ``event_msg/user_message`` where a version writes it,
+else (codex 0.171) from user ``response_item`` messages and ``item_completed`` UserMessage,
+with injected context removed (:mod:`hangar.agents.codex.context`). Unknown record types and
+undecodable lines are counted in ``summary().skipped`` and never raise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from hangar.agents.base import SessionSummary
+from hangar.agents.codex import records as r
+from hangar.agents.codex.context import visible_request
+from hangar.agents.codex.tools import (
+    changes_from_event,
+    changes_from_patch,
+    checklist_from_plan,
+    duration_ms,
+    exit_code_error,
+    file_changes_block,
+    parse_arguments,
+    set_output,
+)
+from hangar.agents.codex.turns import CodexTurn, Entry, UserEntry
+from hangar.agents.projection import TurnProjector
+from hangar.agents.tool_output import content_text, tool_kind
+from hangar.model import (
+    Attachment,
+    Checklist,
+    ChecklistBlock,
+    CompactionBlock,
+    ContextUsage,
+    FileChangesBlock,
+    ImageBlock,
+    PlanBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolBlock,
+)
+
+_IGNORED_EVENTS = frozenset(
+    {
+        "token_count", "exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin",
+        "web_search_begin", "thread_settings_applied", "agent_message_delta",
+        "agent_reasoning_delta", "agent_reasoning_section_break", "session_configured",
+    }
+)  # fmt: skip
+
+
+class CodexProjector(TurnProjector):
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.meta: r.SessionMeta | None = None
+        self.model: str | None = None
+        self.first_timestamp: str | None = None
+        self.last_timestamp: str | None = None
+        self.title: str | None = None
+        self.context_window: int | None = None
+        self.context_usage: ContextUsage | None = None
+        self.checklist: tuple[int, ChecklistBlock] | None = None
+        self.calls: dict[str, tuple[int, ToolBlock]] = {}
+        self.patches: dict[str, tuple[int, FileChangesBlock]] = {}
+        self.images: dict[str, tuple[int, ImageBlock]] = {}
+        self._ts: str | None = None
+
+    # ----------------------------------------------------------------- turns
+    def _current(self) -> int:
+        if not self.turns:
+            self._new_turn(None, explicit=False)
+        return len(self.turns) - 1
+
+    def _turn(self) -> CodexTurn:
+        position = self._current()
+        self.touch(position)
+        turn = self.turns[position]
+        assert isinstance(turn, CodexTurn)
+        return turn
+
+    def _new_turn(self, turn_id: str | None, *, explicit: bool) -> CodexTurn:
+        turn = CodexTurn(
+            turn_id=turn_id or f"turn-{len(self.turns) + 1}",
+            explicit=explicit,
+            model=self.model,
+            started_at=self._ts,
+        )
+        self.touch(self.add_turn(turn))
+        return turn
+
+    def _add_entry(self, entry: Entry) -> CodexTurn:
+        turn = self._turn()
+        turn.entries.append(entry)
+        turn.assistant_at = turn.assistant_at or self._ts
+        return turn
+
+    # ------------------------------------------------------------------ feed
+    def feed(self, line: bytes) -> None:
+        try:
+            envelope = r.ENVELOPE.decode(line)
+        except msgspec.ValidationError:
+            self.skip("invalid_record")
+            return
+        except msgspec.DecodeError:
+            self.skip("invalid_json")
+            return
+        self._ts = envelope.timestamp
+        if envelope.timestamp:
+            self.first_timestamp = self.first_timestamp or envelope.timestamp
+            self.last_timestamp = envelope.timestamp
+        kind = envelope.type
+        try:
+            if kind == "response_item":
+                self._response_item(r.RESPONSE_ITEM.decode(envelope.payload))
+            elif kind == "event_msg":
+                self._event(r.EVENT_MSG.decode(envelope.payload))
+            elif kind == "session_meta":
+                self._session_meta(r.SESSION_META.decode(envelope.payload))
+            elif kind == "turn_context":
+                self._turn_context(r.TURN_CONTEXT.decode(envelope.payload))
+            elif kind == "compacted":
+                message = r.COMPACTED.decode(envelope.payload).message
+                self._add_entry(Entry("compaction", CompactionBlock(text=message)))
+            elif kind is None and envelope.role in ("user", "assistant"):
+                self._loose_message(envelope.role, envelope.content)
+            else:
+                self.skip(kind or "untyped")
+        except msgspec.DecodeError:
+            self.skip(f"invalid_{kind}")
+
+    def _session_meta(self, meta: r.SessionMeta) -> None:
+        if self.meta is None:
+            self.meta = meta
+
+    def _turn_context(self, context: r.TurnContext) -> None:
+        if context.model:
+            self.model = context.model
+        if self.turns:
+            turn = self._turn()
+            turn.model = context.model or turn.model
+            if (
+                isinstance(context.turn_id, str)
+                and not turn.explicit
+                and turn.turn_id.startswith("turn-")
+            ):
+                turn.turn_id = context.turn_id
+
+    # --------------------------------------------------------------- users
+    def _user(self, entry: UserEntry) -> None:
+        if self.title is None and entry.text:
+            self.title = entry.text.splitlines()[0][:120]
+        turn = self.turns[-1] if self.turns else None
+        if not isinstance(turn, CodexTurn) or self._opens_turn(turn):
+            self._new_turn(None, explicit=False)
+        self._turn().users.append(entry)
+
+    @staticmethod
+    def _opens_turn(turn: CodexTurn) -> bool:
+        if turn.final_status is not None:
+            return True
+        return not turn.explicit and turn.has_assistant_content
+
+    def _user_parts(self, content: Any, client_id: str | None, from_event: bool) -> None:
+        texts: list[str] = []
+        attachments: list[Attachment] = []
+        parts = content if isinstance(content, list) else [content]
+        for part in parts:
+            text = part if isinstance(part, str) else None
+            if isinstance(part, dict):
+                kind = part.get("type")
+                if kind in ("input_text", "text", "output_text"):
+                    text = part.get("text") if isinstance(part.get("text"), str) else None
+                elif kind in ("input_image", "image", "localImage", "local_image"):
+                    path = part.get("path") or part.get("image_url") or part.get("url")
+                    is_data = isinstance(path, str) and path.startswith("data:")
+                    attachments.append(
+                        Attachment(name="image", path=None if is_data else str(path))
+                    )
+            if text is None:
+                continue
+            visible = visible_request(text)
+            if visible is not None:
+                if visible.text:
+                    texts.append(visible.text)
+                attachments.extend(visible.attachments)
+        if texts or attachments:
+            text = "\n\n".join(texts)
+            self._user(UserEntry(text, attachments, client_id, from_event, self._ts))
+
+    def _user_event(self, event: r.EventMsg) -> None:
+        message = event.message if isinstance(event.message, str) else ""
+        visible = visible_request(message)
+        text = visible.text if visible else ""
+        attachments = list(visible.attachments) if visible else []
+        for key in (event.local_images, event.images):
+            for path in key if isinstance(key, list) else []:
+                if isinstance(path, str):
+                    is_data = path.startswith("data:")
+                    name = "image" if is_data else path.rsplit("/", 1)[-1]
+                    attachments.append(Attachment(name=name, path=None if is_data else path))
+        if text or attachments:
+            client_id = r.text_or_none(event.client_user_message_id)
+            entry = UserEntry(text, attachments, client_id, True, self._ts)
+            self._user(entry)
+
+    def _loose_message(self, role: str, content: Any) -> None:
+        if role == "user":
+            self._user_parts(content, None, from_event=False)
+        else:
+            text = content_text(content)
+            if text:
+                self._add_entry(Entry("text", TextBlock(text)))
+
+    # ------------------------------------------------------- response items
+    def _response_item(self, item: r.ResponseItem) -> None:
+        kind = item.type or ("message" if item.role else "")
+        if kind == "message":
+            if item.role == "user":
+                self._user_parts(item.content, None, from_event=False)
+            elif item.role == "assistant":
+                text = content_text(item.content)
+                if text:
+                    self._add_entry(Entry("text", TextBlock(text)))
+            else:
+                self.skip(f"message.{item.role}")
+        elif kind == "reasoning":
+            summary = content_text(item.summary)
+            if summary:
+                self._add_entry(Entry("thinking", ThinkingBlock(summary)))
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._tool_call(item)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self._tool_output(r.text_or_none(item.call_id), r.raw_value(item.output))
+        elif kind == "web_search_call":
+            call_id = item.id or f"{self._turn().turn_id}:web:{len(self._turn().entries)}"
+            done = item.status in (None, "completed")
+            block = ToolBlock(
+                call_id, "web_search", item.action, status="done" if done else "running", kind="web"
+            )
+            self._add_entry(Entry("block", block))
+        elif kind == "image_generation_call":
+            self._image(item.id, item.result, r.text_or_none(item.revised_prompt))
+        else:
+            self.skip(f"response_item.{kind}")
+
+    def _tool_call(self, item: r.ResponseItem) -> None:
+        call_id = r.text_or_none(item.call_id) or item.id or f"call-{len(self.calls)}"
+        if item.type == "local_shell_call":
+            name, arguments = "local_shell", item.action
+        elif item.type == "custom_tool_call":
+            name, arguments = item.name or "custom_tool", item.input
+        else:
+            name = item.name or "function"
+            arguments = parse_arguments(item.arguments)
+        block = ToolBlock(call_id, name, arguments, status="running", kind=tool_kind(name))
+        turn = self._add_entry(Entry("block", block))
+        position = len(self.turns) - 1
+        self.calls[call_id] = (position, block)
+        if name == "update_plan":
+            checklist = checklist_from_plan(arguments)
+            if checklist is not None:
+                turn.entries.append(Entry("block", checklist))
+                self.checklist = (position, checklist)
+        elif name == "apply_patch" and isinstance(arguments, str | dict):
+            patch = arguments if isinstance(arguments, str) else arguments.get("patch")
+            if isinstance(patch, str) and call_id not in self.patches:
+                changes = file_changes_block(changes_from_patch(patch), call_id)
+                if changes.files:
+                    turn.entries.append(Entry("block", changes))
+                    self.patches[call_id] = (position, changes)
+
+    def _tool_output(self, call_id: str | None, value: Any) -> None:
+        found = self.calls.get(call_id or "")
+        if found is None:
+            self.skip("orphan_tool_output")
+            return
+        position, block = found
+        self.touch(position)
+        set_output(block, value)
+        if block.kind == "shell" and block.output is not None:
+            failed = exit_code_error(block.output)
+            if failed is not None:
+                block.is_error = failed
+
+    def _image(self, call_id: str | None, result: Any, prompt: str | None) -> None:
+        key = call_id or f"image-{len(self.images)}"
+        payload = result if isinstance(result, str) and result else None
+        if payload is not None and not payload.startswith("data:"):
+            payload = "data:image/png;base64," + payload
+        found = self.images.get(key)
+        if found is not None:
+            position, block = found
+            self.touch(position)
+            block.render_payload = block.render_payload or payload
+            block.prompt = block.prompt or prompt
+            return
+        block = ImageBlock(render_payload=payload, prompt=prompt, mime_type="image/png")
+        self._add_entry(Entry("block", block))
+        self.images[key] = (len(self.turns) - 1, block)
+
+    # --------------------------------------------------------------- events
+    def _event(self, event: r.EventMsg) -> None:
+        handler = _EVENT_HANDLERS.get(event.type)
+        if handler is not None:
+            handler(self, event)
+        elif event.type not in _IGNORED_EVENTS:
+            self.skip(f"event_msg.{event.type}")
+
+    def _task_started(self, event: r.EventMsg) -> None:
+        last = self.turns[-1] if self.turns else None
+        if (
+            isinstance(last, CodexTurn)
+            and not last.explicit
+            and last.final_status is None
+            and not last.has_assistant_content
+        ):
+            self.touch(len(self.turns) - 1)
+            last.explicit = True
+            last.turn_id = r.text_or_none(event.turn_id) or last.turn_id
+        else:
+            self._new_turn(r.text_or_none(event.turn_id), explicit=True)
+        if isinstance(event.model_context_window, int):
+            self.context_window = event.model_context_window
+
+    def _task_complete(self, event: r.EventMsg) -> None:
+        turn = self._turn()
+        turn.final_status = "done"
+        turn.completed_at = self._ts
+        if r.text_or_none(event.last_agent_message):
+            turn.last_agent_message = event.last_agent_message
+
+    def _turn_aborted(self, event: r.EventMsg) -> None:
+        turn = self._turn()
+        turn.final_status = "cancelled"
+        turn.completed_at = self._ts
+
+    def _legacy_turn_completed(self, event: r.EventMsg) -> None:
+        turn = self._turn()
+        turn.completed_at = self._ts
+        if isinstance(event.usage, dict):
+            turn.add_usage(event.usage)
+
+    def _error(self, event: r.EventMsg) -> None:
+        message = event.message if isinstance(event.message, str) else None
+        if message is None and isinstance(event.error, dict):
+            message = str(event.error.get("message") or event.error)
+        self._turn().error = message or "error"
+
+    def _token_count(self, event: r.EventMsg) -> None:
+        info = event.info if isinstance(event.info, dict) else None
+        if info is None:
+            return
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        window = info.get("model_context_window")
+        if isinstance(last, dict):
+            self._turn().add_usage(last)
+            self.context_usage = ContextUsage(
+                total_tokens=int(total.get("total_tokens", 0)) if isinstance(total, dict) else 0,
+                last_tokens=int(last.get("total_tokens", 0) or 0),
+                model_context_window=window if isinstance(window, int) else self.context_window,
+            )
+
+    def _agent_message(self, event: r.EventMsg) -> None:
+        if isinstance(event.message, str) and event.message:
+            self._add_entry(Entry("text", TextBlock(event.message), from_event=True))
+
+    def _agent_reasoning(self, event: r.EventMsg) -> None:
+        if r.text_or_none(event.text):
+            self._add_entry(Entry("thinking", ThinkingBlock(event.text), from_event=True))
+
+    def _exec_end(self, event: r.EventMsg) -> None:
+        self._command_done(
+            r.text_or_none(event.call_id),
+            event.command,
+            event.exit_code if isinstance(event.exit_code, int) else None,
+            duration_ms(event.duration),
+            event,
+        )
+
+    def _command_done(
+        self,
+        call_id: str | None,
+        command: Any,
+        exit_code: int | None,
+        duration: int | None,
+        event: r.EventMsg | None,
+        output: Any = None,
+    ) -> None:
+        found = self.calls.get(call_id or "")
+        if found is None:
+            block = ToolBlock(
+                call_id or f"exec-{len(self.calls)}",
+                "exec_command",
+                {"command": command},
+                status="running",
+                kind="shell",
+            )
+            self._add_entry(Entry("block", block))
+            found = (len(self.turns) - 1, block)
+            self.calls[block.tool_use_id] = found
+        position, block = found
+        self.touch(position)
+        if block.output is None:
+            if output is None and event is not None:
+                output = r.raw_value(event.aggregated_output) or r.raw_value(event.stdout)
+            set_output(block, output or "")
+        if exit_code is not None:
+            block.is_error = exit_code != 0
+            block.status = "failed" if exit_code != 0 else "done"
+        block.duration_ms = duration if duration is not None else block.duration_ms
+
+    def _patch_end(self, event: r.EventMsg) -> None:
+        files = changes_from_event(event.changes)
+        key = r.text_or_none(event.call_id) or f"patch-{len(self.patches)}"
+        found = self.patches.get(key)
+        if found is not None:
+            position, block = found
+            self.touch(position)
+            block.files = files or block.files
+            block.success = event.success if isinstance(event.success, bool) else None
+        else:
+            success = event.success if isinstance(event.success, bool) else None
+            block = FileChangesBlock(files=files, tool_use_id=key, success=success)
+            self._add_entry(Entry("block", block))
+            self.patches[key] = (len(self.turns) - 1, block)
+        call = self.calls.get(key)
+        if call is not None and event.success is False:
+            self.touch(call[0])
+            call[1].is_error = True
+
+    def _mcp_end(self, event: r.EventMsg) -> None:
+        invocation = event.invocation if isinstance(event.invocation, dict) else {}
+        name = f"{invocation.get('server', 'mcp')}.{invocation.get('tool', 'tool')}"
+        call_id = r.text_or_none(event.call_id) or f"mcp-{len(self.calls)}"
+        found = self.calls.get(call_id)
+        if found is None:
+            block = ToolBlock(call_id, name, invocation.get("arguments"), kind="mcp")
+            self._add_entry(Entry("block", block))
+            found = (len(self.turns) - 1, block)
+            self.calls[call_id] = found
+        position, block = found
+        self.touch(position)
+        result = event.result
+        if isinstance(result, dict) and "Err" in result:
+            set_output(block, result["Err"], is_error=True)
+        else:
+            ok = result.get("Ok") if isinstance(result, dict) else result
+            set_output(block, ok.get("content") if isinstance(ok, dict) else ok)
+        block.duration_ms = duration_ms(event.duration)
+
+    def _item_completed(self, event: r.EventMsg) -> None:
+        item = event.item if isinstance(event.item, dict) else {}
+        kind = item.get("type")
+        item_id = item.get("id") if isinstance(item.get("id"), str) else None
+        if kind in ("UserMessage", "userMessage"):
+            self._user_parts(item.get("content"), item_id, from_event=False)
+        elif kind in ("AgentMessage", "agentMessage"):
+            text = item.get("text") or content_text(item.get("content"))
+            if isinstance(text, str) and text:
+                self._add_entry(Entry("text", TextBlock(text), from_event=True))
+        elif kind in ("CommandExecution", "commandExecution"):
+            exit_code = item.get("exit_code", item.get("exitCode"))
+            duration = item.get("duration_ms", item.get("durationMs"))
+            output = item.get("aggregated_output", item.get("aggregatedOutput"))
+            self._command_done(
+                item_id,
+                item.get("command"),
+                exit_code if isinstance(exit_code, int) else None,
+                duration if isinstance(duration, int) else None,
+                None,
+                output,
+            )
+        elif kind in ("Plan", "plan") and isinstance(item.get("text"), str):
+            self._add_entry(Entry("block", PlanBlock(item["text"])))
+        else:
+            self.skip(f"item_completed.{kind}")
+
+    def _image_end(self, event: r.EventMsg) -> None:
+        result = event.result if isinstance(event.result, str) else None
+        self._image(r.text_or_none(event.call_id), result, r.text_or_none(event.revised_prompt))
+
+    def _view_image(self, event: r.EventMsg) -> None:
+        if r.text_or_none(event.path):
+            self._add_entry(Entry("block", ImageBlock(path=event.path)))
+
+    def _compacted_event(self, event: r.EventMsg) -> None:
+        self._add_entry(Entry("compaction", CompactionBlock(), from_event=True))
+
+    # -------------------------------------------------------------- summary
+    def summary(self) -> SessionSummary:
+        meta = self.meta
+        last = self.turns[-1] if self.turns else None
+        status = "done"
+        if isinstance(last, CodexTurn):
+            status = {"streaming": "running"}.get(last.status(True), last.status(True))
+        checklist = None
+        if self.checklist is not None:
+            block = self.checklist[1]
+            checklist = Checklist(source=block.source, items=tuple(block.items))
+        return SessionSummary(
+            title=self.title,
+            workspace_path=meta.cwd if meta else None,
+            created_at=(meta.timestamp if meta else None) or self.first_timestamp,
+            updated_at=self.last_timestamp,
+            model=self.model,
+            status=status,
+            message_count=self.message_count,
+            checklist=checklist,
+            context_usage=self.context_usage,
+            skipped=dict(self.skipped),
+        )
+
+
+_EVENT_HANDLERS = {
+    "user_message": CodexProjector._user_event,
+    "task_started": CodexProjector._task_started,
+    "turn_started": CodexProjector._task_started,
+    "task_complete": CodexProjector._task_complete,
+    "turn_complete": CodexProjector._task_complete,
+    "turn_aborted": CodexProjector._turn_aborted,
+    "turn.completed": CodexProjector._legacy_turn_completed,
+    "error": CodexProjector._error,
+    "token_count": CodexProjector._token_count,
+    "agent_message": CodexProjector._agent_message,
+    "agent_reasoning": CodexProjector._agent_reasoning,
+    "exec_command_end": CodexProjector._exec_end,
+    "patch_apply_end": CodexProjector._patch_end,
+    "mcp_tool_call_end": CodexProjector._mcp_end,
+    "item_completed": CodexProjector._item_completed,
+    "image_generation_end": CodexProjector._image_end,
+    "view_image_tool_call": CodexProjector._view_image,
+    "context_compacted": CodexProjector._compacted_event,
+}

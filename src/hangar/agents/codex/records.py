@@ -1,0 +1,127 @@
+"""Typed views of Codex rollout lines, decoded with ``msgspec``.
+
+Only the fields hangar uses are declared; everything else in a record is skipped by the
+decoder without building Python objects. Large strings that are often not needed (tool
+output, command output) are declared ``msgspec.Raw`` and decoded on demand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+RAW_NULL = msgspec.Raw(b"null")
+
+
+class Envelope(msgspec.Struct):
+    """``{"timestamp", "type", "payload"}``; ``role``/``content`` for the oldest loose lines."""
+
+    type: str | None = None
+    timestamp: str | None = None
+    payload: msgspec.Raw = RAW_NULL
+    role: str | None = None
+    content: Any = None
+
+
+class GitInfo(msgspec.Struct):
+    commit_hash: str | None = None
+    branch: str | None = None
+    repository_url: str | None = None
+
+
+class SessionMeta(msgspec.Struct):
+    id: str | None = None
+    session_id: str | None = None
+    timestamp: str | None = None
+    cwd: str | None = None
+    originator: str | None = None
+    cli_version: str | None = None
+    source: Any = None
+    model_provider: str | None = None
+    parent_thread_id: str | None = None
+    forked_from_id: str | None = None
+    git: GitInfo | None = None
+
+
+class TurnContext(msgspec.Struct):
+    turn_id: Any = None
+    cwd: str | None = None
+    model: str | None = None
+
+
+class ResponseItem(msgspec.Struct):
+    type: str = ""
+    id: str | None = None
+    role: str | None = None
+    content: Any = None
+    phase: Any = None
+    name: str | None = None
+    namespace: str | None = None
+    arguments: msgspec.Raw = RAW_NULL
+    call_id: Any = None
+    output: msgspec.Raw = RAW_NULL
+    input: Any = None
+    status: Any = None
+    action: Any = None
+    summary: Any = None
+    result: Any = None
+    revised_prompt: Any = None
+
+
+class Compacted(msgspec.Struct):
+    message: str | None = None
+
+
+class EventMsg(msgspec.Struct):
+    type: str = ""
+    message: Any = None
+    images: Any = None
+    local_images: Any = None
+    client_user_message_id: Any = None
+    phase: Any = None
+    text: Any = None
+    turn_id: Any = None
+    model_context_window: Any = None
+    last_agent_message: Any = None
+    duration_ms: Any = None
+    reason: Any = None
+    info: Any = None
+    usage: Any = None
+    call_id: Any = None
+    command: Any = None
+    exit_code: Any = None
+    duration: Any = None
+    aggregated_output: msgspec.Raw = RAW_NULL
+    stdout: msgspec.Raw = RAW_NULL
+    success: Any = None
+    changes: Any = None
+    invocation: Any = None
+    result: Any = None
+    item: Any = None
+    status: Any = None
+    revised_prompt: Any = None
+    path: Any = None
+    error: Any = None
+
+
+ENVELOPE = msgspec.json.Decoder(Envelope)
+SESSION_META = msgspec.json.Decoder(SessionMeta)
+TURN_CONTEXT = msgspec.json.Decoder(TurnContext)
+RESPONSE_ITEM = msgspec.json.Decoder(ResponseItem)
+COMPACTED = msgspec.json.Decoder(Compacted)
+EVENT_MSG = msgspec.json.Decoder(EventMsg)
+ANY = msgspec.json.Decoder()
+
+
+def raw_value(raw: msgspec.Raw) -> Any:
+    """Decode a ``Raw`` field; invalid content decodes to ``None``."""
+    try:
+        return ANY.decode(raw)
+    except msgspec.DecodeError:
+        return None
+
+
+def text_or_none(value: Any) -> str | None:
+    """``value`` if it is a non-empty string (fixtures and old versions put odd types here)."""
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,178 @@
+"""One Codex turn's state and how it renders into normalized messages.
+
+A turn holds the user's request entries and the assistant's items in file order. Records that
+Codex writes twice (a ``response_item`` and an ``event_msg`` for the same text or reasoning,
+an ``item_completed`` beside the user ``response_item``) are de-duplicated at render time, so
+the result does not depend on which of the pair came first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import msgspec
+
+from hangar.agents.codex.context import signature
+from hangar.agents.projection import TurnState
+from hangar.model import (
+    Attachment,
+    Block,
+    CompactionBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolBlock,
+    Usage,
+)
+from hangar.model.messages import MessageStatus
+
+EntryKind = Literal["text", "thinking", "compaction", "block"]
+
+
+@dataclass
+class UserEntry:
+    text: str
+    attachments: list[Attachment]
+    client_id: str | None
+    from_event: bool
+    timestamp: str | None
+
+
+@dataclass
+class Entry:
+    kind: EntryKind
+    block: Block
+    from_event: bool = False
+
+
+@dataclass
+class CodexTurn(TurnState):
+    turn_id: str
+    explicit: bool = False
+    final_status: MessageStatus | None = None
+    users: list[UserEntry] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    model: str | None = None
+    started_at: str | None = None
+    assistant_at: str | None = None
+    completed_at: str | None = None
+    last_agent_message: str | None = None
+    error: str | None = None
+    usage: Usage | None = None
+    first_index: int = 0
+    count: int = 0
+
+    @property
+    def has_assistant_content(self) -> bool:
+        return bool(self.entries) or self.last_agent_message is not None
+
+    def add_usage(self, last: dict[str, object]) -> None:
+        def number(key: str) -> int:
+            value = last.get(key)
+            return value if isinstance(value, int) else 0
+
+        usage = self.usage or Usage()
+        usage.input_tokens += number("input_tokens")
+        usage.output_tokens += number("output_tokens")
+        usage.cache_read_tokens += number("cached_input_tokens")
+        usage.reasoning_tokens += number("reasoning_output_tokens")
+        self.usage = usage
+
+    def status(self, is_last: bool) -> MessageStatus:
+        if self.final_status is not None:
+            return self.final_status
+        if is_last and self.explicit:
+            return "streaming"
+        if self.error is not None:
+            return "failed"
+        return "cancelled" if self.explicit else "done"
+
+    def _user_messages(self, first_index: int) -> list[Message]:
+        from_events = any(u.from_event for u in self.users)
+        merged: dict[str, UserEntry] = {}
+        for user in self.users:
+            key = signature(user.text)
+            if from_events and not user.from_event and key not in merged:
+                # The event carries the request; a lone response item is injected context.
+                continue
+            seen = merged.get(key)
+            if seen is None:
+                merged[key] = UserEntry(
+                    user.text, list(user.attachments), user.client_id, True, user.timestamp
+                )
+                continue
+            seen.client_id = seen.client_id or user.client_id
+            for attachment in user.attachments:
+                if attachment not in seen.attachments:
+                    seen.attachments.append(attachment)
+        out: list[Message] = []
+        for position, user in enumerate(merged.values()):
+            out.append(
+                Message(
+                    index=first_index + position,
+                    id=f"{self.turn_id}:user:{position}",
+                    role="user",
+                    turn_id=self.turn_id,
+                    created_at=user.timestamp,
+                    content=user.text,
+                    client_user_message_id=user.client_id,
+                    attachments=user.attachments or None,
+                )
+            )
+        return out
+
+    def _blocks(self, status: MessageStatus) -> tuple[list[Block], str]:
+        item_texts = {
+            (e.kind, e.block.text)
+            for e in self.entries
+            if not e.from_event and isinstance(e.block, TextBlock | ThinkingBlock)
+        }
+        has_compaction = any(e.kind == "compaction" and not e.from_event for e in self.entries)
+        blocks: list[Block] = []
+        final_text = ""
+        for entry in self.entries:
+            block = entry.block
+            if entry.from_event:
+                if isinstance(block, TextBlock | ThinkingBlock):
+                    if (entry.kind, block.text) in item_texts:
+                        continue
+                elif isinstance(block, CompactionBlock) and has_compaction:
+                    continue
+            if isinstance(block, TextBlock):
+                final_text = block.text
+            elif (
+                isinstance(block, ToolBlock)
+                and block.status == "running"
+                and (status != "streaming")
+            ):
+                settled = "cancelled" if status in ("cancelled", "failed") else "done"
+                block = msgspec.structs.replace(block, status=settled)
+            blocks.append(block)
+        if not final_text and self.last_agent_message:
+            final_text = self.last_agent_message
+            blocks.append(TextBlock(final_text))
+        return blocks, final_text
+
+    def render(self, first_index: int, is_last: bool) -> list[Message]:
+        out = self._user_messages(first_index)
+        status = self.status(is_last)
+        blocks, final_text = self._blocks(status)
+        if blocks or self.error or status in ("cancelled", "failed"):
+            out.append(
+                Message(
+                    index=first_index + len(out),
+                    id=f"{self.turn_id}:assistant",
+                    role="assistant",
+                    turn_id=self.turn_id,
+                    created_at=self.assistant_at or self.started_at,
+                    completed_at=self.completed_at,
+                    status=status,
+                    content=final_text,
+                    blocks=blocks,
+                    usage=self.usage,
+                    model=self.model,
+                    error=self.error,
+                )
+            )
+        return out

@@ -1,0 +1,44 @@
+"""Cheap reads for discovery: the first lines and the last lines of a file, read-only.
+
+Both read a bounded number of bytes (``.zst`` files are decompressed as a stream for the head;
+their tail is not read). Incomplete lines at the cut are dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import zstandard
+
+HEAD_BYTES = 256 * 1024
+TAIL_BYTES = 64 * 1024
+
+
+def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
+    """Complete lines within the first ``max_bytes`` (the first line is always tried whole
+    up to 4 × ``max_bytes``, since a first ``session_meta`` line can be long)."""
+    with path.open("rb") as raw:
+        if path.name.endswith(".zst"):
+            data = zstandard.ZstdDecompressor().stream_reader(raw).read(max_bytes)
+        else:
+            data = raw.read(max_bytes)
+            if b"\n" not in data and len(data) == max_bytes:
+                data += raw.read(3 * max_bytes)
+    lines = data.split(b"\n")
+    return [line for line in lines[:-1] if line.strip()]
+
+
+def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:
+    """Complete lines within the last ``max_bytes`` (empty for ``.zst``)."""
+    if path.name.endswith(".zst"):
+        return []
+    with path.open("rb") as raw:
+        size = os.fstat(raw.fileno()).st_size
+        start = max(0, size - max_bytes)
+        raw.seek(start)
+        data = raw.read(max_bytes)
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]
+    return [line for line in lines if line.strip()]

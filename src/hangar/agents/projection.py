@@ -1,0 +1,76 @@
+"""Turn-based projection shared by append-only stores.
+
+A :class:`TurnProjector` keeps its session as a list of :class:`TurnState` objects. Each
+line updates one turn (usually the last; a late result can update an earlier one) and marks
+it dirty; :meth:`TurnProjector.take` re-renders only the turns from the first dirty one on,
+so messages of earlier turns are never rebuilt (the contract of
+:class:`hangar.agents.base.TranscriptProjector`). ``render`` must be a pure function of the
+turn's state, which makes any batching of feeds and takes equal to one full parse.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections import Counter
+
+from hangar.agents.base import ProjectionDelta, TranscriptProjector
+from hangar.model import Message
+
+
+class TurnState:
+    """One request/response turn; subclasses hold the agent-specific state."""
+
+    first_index: int = 0
+    count: int = 0
+
+    @abstractmethod
+    def render(self, first_index: int, is_last: bool) -> list[Message]:
+        """The messages of this turn, indexed from ``first_index``."""
+
+
+class TurnProjector(TranscriptProjector):
+    """Dirty-turn bookkeeping; subclasses implement :meth:`feed` and :meth:`summary`."""
+
+    def __init__(self) -> None:
+        self.turns: list[TurnState] = []
+        self.skipped: Counter[str] = Counter()
+        self._dirty: int | None = None
+        self._message_count = 0
+
+    def touch(self, position: int) -> None:
+        """Mark turn ``position`` (and so everything after it) for re-rendering."""
+        if self._dirty is None or position < self._dirty:
+            self._dirty = position
+
+    def add_turn(self, turn: TurnState) -> int:
+        """Append a turn; the previous last turn re-renders too (its status may change)."""
+        self.turns.append(turn)
+        position = len(self.turns) - 1
+        self.touch(max(0, position - 1))
+        return position
+
+    def skip(self, kind: str) -> None:
+        self.skipped[kind] += 1
+
+    @property
+    def message_count(self) -> int:
+        return self._message_count
+
+    def take(self) -> ProjectionDelta:
+        if self._dirty is None:
+            return ProjectionDelta(self._message_count, [])
+        first = self._dirty
+        self._dirty = None
+        start = self.turns[first].first_index if first < len(self.turns) else self._message_count
+        out: list[Message] = []
+        index = start
+        last = len(self.turns) - 1
+        for position in range(first, len(self.turns)):
+            turn = self.turns[position]
+            rendered = turn.render(index, position == last)
+            turn.first_index = index
+            turn.count = len(rendered)
+            index += turn.count
+            out.extend(rendered)
+        self._message_count = index
+        return ProjectionDelta(start, out)

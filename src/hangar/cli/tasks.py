@@ -1,0 +1,127 @@
+"""``hangar tasks list|show``: this device's agent sessions, read directly (no hub needed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+from hangar.executor.service import Executor
+from hangar.state import open_state
+
+
+@contextmanager
+def _executor() -> Iterator[Executor]:
+    state = open_state()
+    try:
+        yield Executor.from_state(state)
+    finally:
+        state.close()
+
+
+def _print_json(data: object) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def relative_time(stamp: str | None, now: datetime | None = None) -> str:
+    """``3m ago``-style text for an ISO timestamp (the raw text if it does not parse)."""
+    if not stamp:
+        return "-"
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    seconds = int(((now or datetime.now(UTC)) - when).total_seconds())
+    if seconds < 0:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
+
+
+@click.group("tasks")
+def tasks_group() -> None:
+    """Agent sessions on this device (Codex, Claude Code, …)."""
+
+
+@tasks_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the API shape.")
+@click.option("--runtime", help="Only this agent (codex, claude, …).")
+@click.option("--all", "include_archived", is_flag=True, help="Include archived sessions.")
+def list_command(as_json: bool, runtime: str | None, include_archived: bool) -> None:
+    """List sessions, newest first."""
+    with _executor() as executor:
+        payload: dict[str, Any] = {"includeArchived": include_archived}
+        if runtime:
+            payload["runtime"] = runtime
+        data = executor.handle("runtime.tasks.list", payload)
+    if as_json:
+        _print_json(data)
+        return
+    for task in data["tasks"]:
+        kind = {"worktree": "⎇ ", "chat": "💬"}.get(task["workspaceKind"], "  ")
+        click.echo(
+            f"{task['localTaskId'][:10]}  {task['runtime']:<7} {task['status']:<9}"
+            f" {relative_time(task['updatedAt']):>9}  {kind} {task['title'][:60]}"
+            f"  [{task['workspacePath'] or '-'}]"
+        )
+    if not data["tasks"]:
+        click.echo("no sessions found")
+
+
+def _block_line(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "tool":
+        status = (
+            "✗" if block.get("isError") else "✓" if block.get("status", "done") == "done" else "…"
+        )
+        brief = json.dumps(block.get("input"), ensure_ascii=False)[:70]
+        return f"  ▸ {block.get('name')} {brief} {status}"
+    if kind == "thinking":
+        text = block.get("text") or "(redacted)"
+        return f"  ∴ {text.splitlines()[0][:80]}"
+    if kind == "checklist":
+        marks = {"completed": "x", "in_progress": "~", "cancelled": "-"}
+        items = [f"[{marks.get(i['status'], ' ')}] {i['content']}" for i in block["items"]]
+        return "  ☰ " + " · ".join(items)
+    if kind == "fileChanges":
+        files = ", ".join(f["path"] for f in block.get("files", []))
+        return f"  ± {files[:90]}"
+    return f"  • {kind}"
+
+
+@tasks_group.command("show")
+@click.argument("task")
+@click.option("--limit", type=int, default=50, show_default=True, help="Messages per page.")
+@click.option("--before", "before", help="A beforeCursor from a previous page.")
+@click.option("--json", "as_json", is_flag=True, help="Print the API shape.")
+def show_command(task: str, limit: int, before: str | None, as_json: bool) -> None:
+    """Show a session's transcript. TASK: a localTaskId, a unique prefix, or a session id."""
+    with _executor() as executor:
+        local_task_id = executor.resolve_task(task)
+        payload: dict[str, Any] = {"localTaskId": local_task_id, "limit": limit}
+        if before:
+            payload["beforeCursor"] = before
+        data = executor.handle("runtime.tasks.transcript", payload)
+    if as_json:
+        _print_json(data)
+        return
+    info = data["task"]
+    click.echo(f"{info['title']}  ({info['runtime']}, {info['status']}, {info['workspacePath']})")
+    if data.get("hasMore"):
+        click.echo(f"… earlier messages: --before {data['beforeCursor']}")
+    for message in data["messages"]:
+        when = relative_time(message.get("createdAt"))
+        click.echo(f"\n#{message['index']} {message['role']} · {when}")
+        for block in message.get("blocks") or []:
+            if block.get("type") != "text":
+                click.echo(_block_line(block))
+        if message.get("content"):
+            click.echo(message["content"])

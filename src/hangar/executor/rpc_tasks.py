@@ -1,0 +1,51 @@
+"""``runtime.tasks.*`` handlers.
+
+* ``runtime.tasks.list {runtime?, includeArchived?}`` → ``{"tasks": [LocalTask…]}``, after an
+  incremental index refresh (RW-028/029).
+* ``runtime.tasks.transcript {localTaskId, limit?, beforeCursor?, refresh?}`` →
+  ``{"task": LocalTask, **Transcript}`` (RW-062..066, RW-075..080). ``refresh`` (default
+  true) checks the file's signature and reads only appended bytes; ``false`` serves the
+  cached parse without touching the file. A session whose file is gone is reported with
+  ``status: "missing"`` and an empty transcript. Reading never changes ``updatedAt``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from hangar.executor.rpc import field, required
+from hangar.model import Transcript
+from hangar.transcripts.paging import DEFAULT_LIMIT
+
+if TYPE_CHECKING:
+    from hangar.executor.service import Executor
+
+
+def list_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+    runtime = field(payload, "runtime", str)
+    include_archived = field(payload, "includeArchived", bool, False)
+    tasks = executor.list_tasks(runtime=runtime, include_archived=bool(include_archived))
+    return {"tasks": msgspec.to_builtins(tasks)}
+
+
+def transcript(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+    local_task_id = required(payload, "localTaskId", str)
+    limit = field(payload, "limit", int, DEFAULT_LIMIT)
+    before = field(payload, "beforeCursor", str)
+    refresh = field(payload, "refresh", bool, True)
+    task, page = executor.transcript(
+        local_task_id, limit=limit or DEFAULT_LIMIT, before_cursor=before, refresh=bool(refresh)
+    )
+    out: dict[str, Any] = {"task": msgspec.to_builtins(task)}
+    out.update(msgspec.to_builtins(page))
+    return out
+
+
+HANDLERS = {
+    "runtime.tasks.list": list_tasks,
+    "runtime.tasks.transcript": transcript,
+}
+
+__all__ = ["HANDLERS", "Transcript"]

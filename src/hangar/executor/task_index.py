@@ -1,0 +1,249 @@
+"""The LocalTask index in ``executor.db`` (DESIGN §4, RW-016..022, RW-033/034).
+
+:meth:`TaskIndex.refresh` brings the index up to date with every store cheaply: it stats each
+session file and asks the store to ``describe`` only new or changed ones (a re-list after
+nothing changed opens no transcript). Each session gets a random ``localTaskId`` once, kept
+for the life of the index and never derived from its path. A file that disappeared is
+reported ``status: missing``. ``updatedAt`` comes from the session's content (its last
+record's time), so reading a task never moves it; :meth:`TaskIndex.record_parse` stores what
+a full read learned (title, message count, status, model) and never touches ``updatedAt``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from hangar.agents.base import AgentStore, SessionSource, SessionSummary
+from hangar.errors import AmbiguousError, NotFoundError
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.workspaces import classify
+from hangar.model import LocalTask
+
+_STATUSES = {"running", "done", "failed", "cancelled", "missing"}
+
+
+def stat_signature(path: Path) -> str | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+@dataclass
+class RefreshStats:
+    described: int = 0
+    unchanged: int = 0
+    missing: int = 0
+
+
+class TaskIndex:
+    def __init__(self, db: ExecutorDatabase, device_id: str) -> None:
+        self.db = db
+        self.device_id = device_id
+        self.last_refresh = RefreshStats()
+
+    # -------------------------------------------------------------- refresh
+    def refresh(self, stores: Mapping[str, AgentStore]) -> RefreshStats:
+        stats = RefreshStats()
+        for store in stores.values():
+            self._refresh_store(store, stats)
+        self.last_refresh = stats
+        return stats
+
+    def _refresh_store(self, store: AgentStore, stats: RefreshStats) -> None:
+        known = {
+            row["source_path"]: row
+            for row in self.db.read().execute(
+                "SELECT local_task_id, source_path, stat_signature, missing FROM local_tasks"
+                " WHERE runtime = ?",
+                (store.runtime,),
+            )
+        }
+        paths = store.session_paths()
+        seen: set[str] = set()
+        changed: list[tuple[SessionSource, str | None]] = []
+        if paths is None:
+            for source in store.discover():
+                seen.add(str(source.path))
+                changed.append((source, stat_signature(source.path)))
+        else:
+            for path in paths:
+                key = str(path)
+                seen.add(key)
+                signature = stat_signature(path)
+                row = known.get(key)
+                if row is not None and signature and row["stat_signature"] == signature:
+                    stats.unchanged += 1
+                    continue
+                try:
+                    described = store.describe(path)
+                except OSError:
+                    continue
+                if described is not None:
+                    changed.append((described, signature))
+        gone = [row for key, row in known.items() if key not in seen and not row["missing"]]
+        titles = store.session_titles()
+        with self.db.write() as conn:
+            for source, signature in changed:
+                stats.described += 1
+                self._upsert(conn, source, signature)
+            for row in gone:
+                stats.missing += 1
+                conn.execute(
+                    "UPDATE local_tasks SET missing = 1, status = 'missing'"
+                    " WHERE local_task_id = ?",
+                    (row["local_task_id"],),
+                )
+            for session_id, title in titles.items():
+                conn.execute(
+                    "UPDATE local_tasks SET title_override = ? WHERE runtime = ?"
+                    " AND session_key = ? AND title_override IS NOT ?",
+                    (title, store.runtime, session_id, title),
+                )
+
+    def _upsert(
+        self, conn: sqlite3.Connection, source: SessionSource, signature: str | None
+    ) -> None:
+        workspace = classify(source.workspace_path)
+        updated = source.updated_at or source.created_at or ""
+        created = source.created_at or updated
+        row = conn.execute(
+            "SELECT local_task_id, status FROM local_tasks WHERE runtime = ? AND session_key = ?",
+            (source.runtime, source.session_id),
+        ).fetchone()
+        values = (
+            json.dumps(source.runtime_handle, sort_keys=True),
+            str(source.path),
+            signature,
+            source.parent_session_id,
+            source.title or "",
+            workspace.workspace_path,
+            workspace.group_workspace_path,
+            workspace.kind,
+            workspace.worktree_id,
+            created,
+            updated,
+            int(source.archived),
+            source.model,
+        )
+        if row is None:
+            conn.execute(
+                "INSERT INTO local_tasks (runtime_handle, source_path, stat_signature,"
+                " parent_session_key, title, workspace_path, group_workspace_path,"
+                " workspace_kind, worktree_id, created_at, updated_at, archived, model,"
+                " local_task_id, runtime, session_key)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, uuid.uuid4().hex, source.runtime, source.session_id),
+            )
+            return
+        status = "done" if row["status"] == "missing" else row["status"]
+        conn.execute(
+            "UPDATE local_tasks SET runtime_handle = ?, source_path = ?, stat_signature = ?,"
+            " parent_session_key = ?, title = CASE WHEN ? = '' THEN title ELSE ? END,"
+            " workspace_path = ?, group_workspace_path = ?, workspace_kind = ?, worktree_id = ?,"
+            " created_at = ?, updated_at = ?, archived = ?, model = coalesce(?, model),"
+            " missing = 0, status = ? WHERE local_task_id = ?",
+            (
+                *values[:4],
+                values[4],
+                values[4],
+                *values[5:],
+                status,
+                row["local_task_id"],
+            ),
+        )
+
+    # ---------------------------------------------------------------- reads
+    def list(
+        self, *, runtime: str | None = None, include_archived: bool = False
+    ) -> list[LocalTask]:
+        sql = "SELECT * FROM local_tasks WHERE parent_session_key IS NULL AND deleted_at IS NULL"
+        args: list[object] = []
+        if runtime:
+            sql += " AND runtime = ?"
+            args.append(runtime)
+        if not include_archived:
+            sql += " AND coalesce(archived_override, archived) = 0"
+        sql += " ORDER BY updated_at DESC, local_task_id"
+        return [self._task(row) for row in self.db.read().execute(sql, args)]
+
+    def get(self, local_task_id: str) -> LocalTask:
+        return self._task(self.row(local_task_id))
+
+    def row(self, local_task_id: str) -> sqlite3.Row:
+        row = (
+            self.db.read()
+            .execute(
+                "SELECT * FROM local_tasks WHERE local_task_id = ? AND deleted_at IS NULL",
+                (local_task_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise NotFoundError(kind="task", key=local_task_id)
+        return row  # type: ignore[no-any-return]
+
+    def resolve(self, key: str) -> str:
+        """A localTaskId from an id, a unique prefix of one, or the agent's session id."""
+        conn = self.db.read()
+        base = "SELECT local_task_id FROM local_tasks WHERE deleted_at IS NULL AND "
+        exact = conn.execute(base + "local_task_id = ?", (key,)).fetchone()
+        if exact:
+            return str(exact[0])
+        for clause, arg in (
+            ("session_key = ?", key),
+            ("local_task_id LIKE ?", key.replace("%", "").replace("_", "") + "%"),
+            ("session_key LIKE ?", key.replace("%", "").replace("_", "") + "%"),
+        ):
+            rows = [str(r[0]) for r in conn.execute(base + clause, (arg,))] if key else []
+            if len(rows) == 1:
+                return rows[0]
+            if len(rows) > 1:
+                raise AmbiguousError(kind="task", key=key, candidates=tuple(rows))
+        raise NotFoundError(kind="task", key=key)
+
+    # --------------------------------------------------------------- writes
+    def record_parse(self, local_task_id: str, summary: SessionSummary) -> None:
+        """Store what a full read learned; ``updated_at`` is deliberately left alone."""
+        status = summary.status if summary.status in _STATUSES else "done"
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET message_count = ?, status = ?,"
+                " title = coalesce(?, title), model = coalesce(?, model)"
+                " WHERE local_task_id = ?",
+                (summary.message_count, status, summary.title, summary.model, local_task_id),
+            )
+
+    def mark_missing(self, local_task_id: str) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET missing = 1, status = 'missing' WHERE local_task_id = ?",
+                (local_task_id,),
+            )
+
+    def _task(self, row: sqlite3.Row) -> LocalTask:
+        handle = json.loads(row["runtime_handle"])
+        archived = row["archived_override"]
+        return LocalTask(
+            device_id=self.device_id,
+            local_task_id=row["local_task_id"],
+            runtime=row["runtime"],
+            runtime_handle={str(k): str(v) for k, v in handle.items()},
+            title=row["title_override"] or row["title"] or "(untitled)",
+            workspace_path=row["workspace_path"],
+            group_workspace_path=row["group_workspace_path"],
+            workspace_kind=row["workspace_kind"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            archived=bool(row["archived"] if archived is None else archived),
+            status="missing" if row["missing"] else row["status"],
+            message_count=row["message_count"],
+            worktree_id=row["worktree_id"],
+            model=row["model"],
+        )

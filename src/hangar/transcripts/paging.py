@@ -1,0 +1,62 @@
+"""Pages of a transcript, newest first, with opaque ``beforeCursor`` values.
+
+A cursor encodes "messages before index N". Indexes are stable (a message keeps its index
+for the life of the transcript; appends only replace messages from the first affected turn
+on), so a cursor handed out earlier stays valid after the file grew.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from hangar.errors import UsageError
+from hangar.model import Checklist, ContextUsage, Message, Transcript
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 1000
+
+
+def encode_cursor(before_index: int) -> str:
+    return base64.urlsafe_b64encode(f"i:{before_index}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int:
+    """The index a cursor points before; a malformed cursor is a ``UsageError``."""
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        kind, _, number = text.partition(":")
+        if kind != "i":
+            raise ValueError(kind)
+        value = int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise UsageError(f"invalid beforeCursor: {cursor!r}") from None
+    if value < 0:
+        raise UsageError(f"invalid beforeCursor: {cursor!r}")
+    return value
+
+
+def page(
+    messages: list[Message],
+    *,
+    limit: int = DEFAULT_LIMIT,
+    before_cursor: str | None = None,
+    checklist: Checklist | None = None,
+    context_usage: ContextUsage | None = None,
+) -> Transcript:
+    """The last ``limit`` messages before the cursor (or the end)."""
+    if limit < 1 or limit > MAX_LIMIT:
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
+    end = len(messages)
+    if before_cursor is not None:
+        end = min(decode_cursor(before_cursor), len(messages))
+    start = max(0, end - limit)
+    has_more = start > 0
+    return Transcript(
+        messages=messages[start:end],
+        total_messages=len(messages),
+        has_more=has_more,
+        before_cursor=encode_cursor(start) if has_more else None,
+        checklist=checklist,
+        context_usage=context_usage,
+    )
