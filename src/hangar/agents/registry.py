@@ -53,6 +53,8 @@ def _load_builtins() -> None:
 
 #: Built-in agent modules; each registers its facets on import.
 BUILTIN_AGENT_MODULES: tuple[str, ...] = (
+    "codex",
+    "claude",
     "opencode",
     "continue_cli",
     "gemini",
