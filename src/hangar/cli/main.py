@@ -12,6 +12,7 @@ import click
 
 from hangar import __version__
 from hangar.cli.info import paths_command, status_command, version_command
+from hangar.cli.issues import issue_group
 from hangar.cli.serve import serve_command
 from hangar.cli.tasks import tasks_group
 from hangar.errors import HangarError, UsageError
@@ -40,6 +41,7 @@ cli.add_command(version_command)
 cli.add_command(paths_command)
 cli.add_command(status_command)
 cli.add_command(serve_command)
+cli.add_command(issue_group)
 cli.add_command(tasks_group)
 
 

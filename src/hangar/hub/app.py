@@ -31,6 +31,15 @@ log = logging.getLogger("hangar.hub")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
 
+#: Every router mounted under ``/api`` (tests walk these to check auth on every route).
+API_ROUTERS = (
+    routes_runtime_work.router,
+    routes_runtime_work.archived,
+    routes_issues.router,
+    routes_events.router,
+)
+
+
 class ApiAuthMiddleware:
     """Answers 401/403 in the one error shape for any ``/api`` request without credentials."""
 
@@ -89,10 +98,8 @@ def create_app(
     )
     app.state.hub = ctx
     install_error_handlers(app)
-    app.include_router(routes_runtime_work.router)
-    app.include_router(routes_runtime_work.archived)
-    app.include_router(routes_issues.router)
-    app.include_router(routes_events.router)
+    for router in API_ROUTERS:
+        app.include_router(router)
     app.include_router(routes_web.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(ApiAuthMiddleware, auth=auth)
