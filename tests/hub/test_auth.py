@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from pathlib import Path
@@ -12,10 +11,10 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
+from hangar.errors import CorruptFileError
 from hangar.hub.app import API_ROUTERS
 from hangar.hub.auth import SESSION_COOKIE, load_or_create_token, read_token_file
 from hangar.hub.web_session import safe_next
-from hangar.errors import CorruptFileError
 
 
 def api_routes(app: FastAPI) -> list[tuple[str, str]]:
@@ -102,7 +101,7 @@ def test_hangar_token_env_wins_and_writes_no_file(hangar_home: Path) -> None:
 def test_a_token_file_readable_by_others_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "token"
     path.write_text("abc\n")
-    os.chmod(path, 0o644)
+    path.chmod(0o644)
     with pytest.raises(CorruptFileError, match="readable by others"):
         read_token_file(path)
 

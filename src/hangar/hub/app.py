@@ -8,6 +8,7 @@ not even which routes exist (401 for all of them). OpenAPI is at ``/docs``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hangar import __version__
 from hangar.errors import HangarError
-from hangar.hub import routes_events, routes_issues, routes_runtime_work, routes_web
+from hangar.hub import (
+    routes_events,
+    routes_issues,
+    routes_local_runs,
+    routes_runtime_work,
+    routes_web,
+)
 from hangar.hub.api_errors import error_response, install_error_handlers
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
@@ -37,15 +44,23 @@ API_ROUTERS = (
     routes_runtime_work.archived,
     routes_issues.router,
     routes_events.router,
+    routes_local_runs.router,
 )
 
 
 class ApiAuthMiddleware:
     """Answers 401/403 in the one error shape for any ``/api`` request without credentials."""
 
-    def __init__(self, app: ASGIApp, auth: Authenticator) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        auth: Authenticator,
+        run_tokens: Callable[[Request], bool] | None = None,
+    ) -> None:
         self.app = app
         self.auth = auth
+        self.run_tokens = run_tokens
+        """Accepts a run-scoped token for the few routes it may use (see routes_local_runs)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
@@ -53,9 +68,10 @@ class ApiAuthMiddleware:
             try:
                 self.auth.check_api(Request(scope))
             except HangarError as exc:
-                response = error_response(exc.http_status, exc.code, str(exc))
-                await response(scope, receive, send)
-                return
+                if self.run_tokens is None or not self.run_tokens(Request(scope)):
+                    response = error_response(exc.http_status, exc.code, str(exc))
+                    await response(scope, receive, send)
+                    return
         await self.app(scope, receive, send)
 
 
@@ -102,5 +118,7 @@ def create_app(
         app.include_router(router)
     app.include_router(routes_web.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
-    app.add_middleware(ApiAuthMiddleware, auth=auth)
+    app.add_middleware(
+        ApiAuthMiddleware, auth=auth, run_tokens=routes_local_runs.RunTokenPolicy(ctx).allows
+    )
     return app
