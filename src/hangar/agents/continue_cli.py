@@ -64,12 +64,21 @@ def _iso_mtime(path: Path) -> str | None:
 
 
 def _iso(value: object) -> str | None:
-    """``sessions.json`` ``dateCreated``: an ISO string or epoch milliseconds."""
+    """``sessions.json`` ``dateCreated``: epoch milliseconds (a number or a digit string,
+    as 1.5.47 writes it) or an ISO string."""
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
     if isinstance(value, str):
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
         return datetime.fromtimestamp(value / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
     return None
+
+
+def _title(value: object) -> str | None:
+    """cn's placeholder title (headless sessions keep it) is no title."""
+    title = as_str(value)
+    return None if title in (None, "", "Untitled Session") else title
 
 
 def _arguments(raw: object) -> Any:
@@ -230,7 +239,7 @@ class ContinueStore(AgentStore):
                 session_id=path.stem,
                 path=path,
                 runtime_handle={"sessionId": path.stem},
-                title=as_str(entry.get("title")),
+                title=_title(entry.get("title")),
                 workspace_path=as_str(entry.get("workspaceDirectory")),
                 created_at=_iso(entry.get("dateCreated")),
                 updated_at=_iso_mtime(path),
@@ -261,10 +270,10 @@ class ContinueStore(AgentStore):
         if info:
             session.read(info.get("history"))
         messages = session.log.messages
-        title = as_str(info.get("title"))
+        title = _title(info.get("title"))
         model = next((m.model for m in reversed(messages) if m.model), None)
         summary = SessionSummary(
-            title=None if title in (None, "Untitled Session") else title,
+            title=title,
             workspace_path=as_str(info.get("workspaceDirectory")),
             updated_at=_iso_mtime(source.path),
             model=model or as_str(info.get("chatModelTitle")),

@@ -1,0 +1,379 @@
+"""Conformance checks for agent store facets, for built-in agents and plugin authors alike.
+
+Give it an :class:`~hangar.agents.base.AgentStore` subclass and a sample home (a folder laid
+out like the agent's own home) and it checks the store contract:
+
+* **discover** runs, returns sources of this runtime, and is cheap: it opens a bounded
+  number of files (counted with an audit hook: ``open`` and ``sqlite3.connect``), never
+  every transcript's bytes twice over;
+* **parse**: every session reads without an exception into messages indexed ``0..n-1``
+  (sub-agent ``children`` too) that encode to JSON;
+* **incremental equals full** where ``append_only``: feeding the lines split at every point
+  (or an even sample of them) and in random chunkings, applying each delta as
+  ``messages[start:] = delta.messages``, gives exactly the messages and summary of one full
+  feed; no delta starts past the end or reuses a wrong index;
+* **garbage is tolerated**: invalid JSON, invalid UTF-8, a JSON array, a huge line and a
+  truncated line appended to a transcript raise nothing, are counted in ``skipped`` and
+  change no message; a rewritten-format file that is truncated or corrupted loads without
+  an exception.
+
+Use the plain functions, or :func:`assert_store_conforms` in a pytest test::
+
+    from hangar.testing.conformance import assert_store_conforms
+
+    def test_my_store(tmp_path):
+        assert_store_conforms(MyStore, Path("tests/data/my-agent-home"), tmp_path)
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import shutil
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from hangar.agents.base import AgentStore, SessionSource, SessionSummary
+from hangar.model import Message, ToolBlock
+from hangar.paths import AgentHome
+
+#: Discovery may open this many files per session found, plus :data:`DISCOVER_OPEN_SLACK`.
+DISCOVER_OPENS_PER_SESSION = 3
+DISCOVER_OPEN_SLACK = 8
+#: Sessions whose split points are all tried below this many lines; above, a sample.
+MAX_SPLIT_POINTS = 48
+RANDOM_CHUNKINGS = 4
+HUGE_LINE_BYTES = 2 * 1024 * 1024
+
+GARBAGE_LINES: tuple[tuple[str, bytes], ...] = (
+    ("invalid JSON", b'{"type": "user", "message": '),
+    ("invalid UTF-8", b'{"type": "\xff\xfe\xfa"}'),
+    ("a JSON array", b"[1, 2, 3]"),
+    ("a JSON string", b'"just a string"'),
+    ("a huge unterminated line", b'{"huge": "' + b"x" * HUGE_LINE_BYTES),
+)
+
+
+class ConformanceError(AssertionError):
+    """A store broke its contract; the message lists every problem found."""
+
+
+@dataclass
+class SessionCheck:
+    session_id: str
+    path: Path
+    messages: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class ConformanceReport:
+    runtime: str
+    sessions: list[SessionCheck] = field(default_factory=list)
+    discover_opens: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def fail(self, problem: str) -> None:
+        self.problems.append(problem)
+
+    def raise_for_problems(self) -> None:
+        if self.problems:
+            lines = "\n  ".join(self.problems)
+            raise ConformanceError(f"{self.runtime}: {len(self.problems)} problem(s):\n  {lines}")
+
+
+# -- counting opens ---------------------------------------------------------------------
+
+_counter_lock = threading.Lock()
+_active: list[tuple[Path, list[str]]] = []
+_hook_installed = False
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _active or event not in ("open", "sqlite3.connect"):
+        return
+    target = args[0] if args else None
+    if not isinstance(target, str | bytes | Path):
+        return
+    text = target.decode(errors="replace") if isinstance(target, bytes) else str(target)
+    text = text.removeprefix("file:").split("?", 1)[0]
+    for root, opened in _active:
+        if text.startswith(str(root)):
+            opened.append(text)
+
+
+@contextmanager
+def count_opens(root: Path) -> Iterator[list[str]]:
+    """Paths under ``root`` opened (files, SQLite databases) inside the ``with`` block."""
+    global _hook_installed
+    with _counter_lock:
+        if not _hook_installed:
+            # Audit hooks cannot be removed; this one does nothing while no count is active.
+            sys.addaudithook(_audit)
+            _hook_installed = True
+    opened: list[str] = []
+    entries = [(root, opened)]
+    if root.resolve() != root:
+        entries.append((root.resolve(), opened))
+    _active.extend(entries)
+    try:
+        yield opened
+    finally:
+        for entry in entries:
+            _active.remove(entry)
+
+
+# -- reading ----------------------------------------------------------------------------
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines a transcript engine feeds: complete lines, then a final unterminated one."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def _copy(messages: list[Message]) -> list[Message]:
+    """A deep copy, so later mutation by a projector cannot hide a missing delta."""
+    return msgspec.json.decode(msgspec.json.encode(messages), type=list[Message])
+
+
+def read_session(store: AgentStore, source: SessionSource) -> tuple[list[Message], SessionSummary]:
+    """A full read, as the engine would do it from scratch."""
+    if store.append_only:
+        projector = store.new_projector(source)
+        for line in split_lines(source.path.read_bytes()):
+            projector.feed(line)
+        delta = projector.take()
+        return _copy(delta.messages), projector.summary()
+    loaded = store.load(source)
+    return _copy(loaded.messages), loaded.summary
+
+
+def check_messages(messages: list[Message], where: str) -> list[str]:
+    """Indexes ``0..n-1`` (children too), known roles, JSON-encodable."""
+    problems: list[str] = []
+    for position, message in enumerate(messages):
+        if message.index != position:
+            problems.append(f"{where}: message {position} has index {message.index}")
+        if message.role not in ("user", "assistant"):
+            problems.append(f"{where}: message {position} has role {message.role!r}")
+        for block in message.blocks or []:
+            if isinstance(block, ToolBlock) and block.children:
+                problems += check_messages(block.children, f"{where} > {block.tool_use_id}")
+    try:
+        msgspec.json.encode(messages)
+    except (TypeError, ValueError) as exc:
+        problems.append(f"{where}: messages do not encode to JSON: {exc}")
+    return problems
+
+
+def _feed_in_batches(
+    store: AgentStore, source: SessionSource, batches: list[list[bytes]]
+) -> tuple[list[Message], SessionSummary, list[str]]:
+    projector = store.new_projector(source)
+    messages: list[Message] = []
+    problems: list[str] = []
+    for batch in batches:
+        for line in batch:
+            projector.feed(line)
+        delta = projector.take()
+        if delta.start > len(messages):
+            problems.append(f"delta starts at {delta.start} past the end ({len(messages)})")
+        for offset, message in enumerate(delta.messages):
+            if message.index != delta.start + offset:
+                problems.append(
+                    f"delta from {delta.start} carries index {message.index} at {offset}"
+                )
+                break
+        messages[delta.start :] = _copy(delta.messages)
+    return messages, projector.summary(), problems
+
+
+def check_incremental(
+    store: AgentStore,
+    source: SessionSource,
+    *,
+    max_split_points: int = MAX_SPLIT_POINTS,
+    random_chunkings: int = RANDOM_CHUNKINGS,
+    seed: int = 0,
+) -> list[str]:
+    """Every batching of the lines gives the full read's messages and summary."""
+    lines = split_lines(source.path.read_bytes())
+    full, full_summary = read_session(store, source)
+    expected = msgspec.json.encode(full)
+    count = len(lines)
+    points = list(range(count + 1))
+    if len(points) > max_split_points:
+        step = len(points) / max_split_points
+        points = sorted({int(i * step) for i in range(max_split_points)} | {count})
+    rng = random.Random(f"{seed}:{source.session_id}")
+    batchings: list[tuple[str, list[list[bytes]]]] = [
+        (f"split at line {k}", [lines[:k], lines[k:]]) for k in points
+    ]
+    batchings.append(("one line per batch", [[line] for line in lines]))
+    for n in range(random_chunkings):
+        cuts: list[int] = []
+        if count > 1:
+            cuts = sorted(rng.sample(range(1, count), min(count - 1, rng.randint(1, 8))))
+        chunks = [lines[a:b] for a, b in itertools.pairwise([0, *cuts, count])]
+        batchings.append((f"random chunking {n}", chunks))
+    problems: list[str] = []
+    where = f"{source.session_id}"
+    for label, batches in batchings:
+        got, summary, delta_problems = _feed_in_batches(store, source, batches)
+        problems += [f"{where} ({label}): {p}" for p in delta_problems]
+        if msgspec.json.encode(got) != expected:
+            problems.append(f"{where} ({label}): incremental messages differ from a full read")
+        if summary != full_summary:
+            problems.append(f"{where} ({label}): summary differs from a full read")
+        if problems:
+            break
+    return problems
+
+
+def _skipped_total(summary: SessionSummary) -> int:
+    return sum(summary.skipped.values())
+
+
+def check_garbage_lines(store: AgentStore, source: SessionSource) -> list[str]:
+    """Garbage lines after a real transcript raise nothing, are counted, change nothing."""
+    lines = split_lines(source.path.read_bytes())
+    problems: list[str] = []
+    garbage = list(GARBAGE_LINES)
+    if lines and len(lines[-1]) > 2:
+        garbage.append(("a truncated copy of the last line", lines[-1][: len(lines[-1]) // 2]))
+    for label, junk in garbage:
+        projector = store.new_projector(source)
+        for line in lines:
+            projector.feed(line)
+        before = _copy(projector.take().messages)
+        before_skipped = _skipped_total(projector.summary())
+        try:
+            projector.feed(junk)
+            delta = projector.take()
+            summary = projector.summary()
+        except Exception as exc:
+            problems.append(f"{source.session_id}: {label} raised {exc!r}")
+            continue
+        after = before[: delta.start] + _copy(delta.messages)
+        if msgspec.json.encode(after) != msgspec.json.encode(before):
+            problems.append(f"{source.session_id}: {label} changed the messages")
+        if _skipped_total(summary) <= before_skipped:
+            problems.append(f"{source.session_id}: {label} was not counted in skipped")
+    return problems
+
+
+def check_corrupted_file(
+    store_cls: type[AgentStore], home: AgentHome, source: SessionSource, workdir: Path
+) -> list[str]:
+    """A rewritten-format session file truncated or corrupted loads without an exception."""
+    try:
+        relative = source.path.resolve().relative_to(home.root.resolve())
+    except ValueError:
+        return []
+    problems: list[str] = []
+    original = source.path.read_bytes()
+    variants = {
+        "truncated to half": original[: len(original) // 2],
+        "with garbage appended": original + b"\n{not json \xff\xfe\n",
+        "replaced by invalid UTF-8": b"\xff\xfe\xfa" * 64,
+        "emptied": b"",
+    }
+    for n, (label, data) in enumerate(variants.items()):
+        copy_root = workdir / f"corrupt-{source.session_id[:40]}-{n}"
+        shutil.copytree(home.root, copy_root, symlinks=False)
+        (copy_root / relative).write_bytes(data)
+        store = store_cls(replace(home, root=copy_root))
+        try:
+            found = [s for s in store.discover() if s.session_id == source.session_id]
+            for again in found:
+                loaded = store.load(again)
+                problems += check_messages(loaded.messages, f"{source.session_id} ({label})")
+                if (
+                    label == "truncated to half"
+                    and again.path.suffix == ".json"
+                    and not loaded.summary.skipped
+                ):
+                    problems.append(f"{source.session_id}: {label}: nothing counted in skipped")
+        except Exception as exc:
+            problems.append(f"{source.session_id}: file {label} raised {exc!r}")
+        shutil.rmtree(copy_root, ignore_errors=True)
+    return problems
+
+
+# -- the whole suite --------------------------------------------------------------------
+
+
+def check_store(
+    store_cls: type[AgentStore],
+    home: AgentHome | Path,
+    workdir: Path,
+    *,
+    max_sessions: int = 25,
+    min_sessions: int = 1,
+) -> ConformanceReport:
+    """Run every check over the sessions found in ``home``; problems go in the report.
+
+    ``workdir`` is an empty scratch folder (corrupted copies of the home are made there).
+    """
+    if isinstance(home, Path):
+        home = AgentHome(store_cls.runtime, home, None)
+    report = ConformanceReport(store_cls.runtime)
+    store = store_cls(home)
+    try:
+        with count_opens(home.root) as opened:
+            sources = list(store.discover())
+        report.discover_opens = len(opened)
+    except Exception as exc:
+        report.fail(f"discover raised {exc!r}")
+        return report
+    if len(sources) < min_sessions:
+        report.fail(f"discover found {len(sources)} sessions, expected at least {min_sessions}")
+    budget = DISCOVER_OPENS_PER_SESSION * len(sources) + DISCOVER_OPEN_SLACK
+    if report.discover_opens > budget:
+        report.fail(f"discover opened {report.discover_opens} files for {len(sources)} sessions")
+    for source in sources:
+        if source.runtime != store_cls.runtime:
+            report.fail(f"{source.session_id}: runtime {source.runtime!r}")
+    for source in sources[:max_sessions]:
+        check = SessionCheck(source.session_id, source.path)
+        report.sessions.append(check)
+        try:
+            messages, summary = read_session(store, source)
+        except Exception as exc:
+            report.fail(f"{source.session_id}: parse raised {exc!r}")
+            continue
+        check.messages, check.skipped = len(messages), dict(summary.skipped)
+        report.problems += check_messages(messages, source.session_id)
+        try:
+            if store.append_only:
+                report.problems += check_incremental(store, source)
+                report.problems += check_garbage_lines(store, source)
+            elif len(report.sessions) <= 3:
+                report.problems += check_corrupted_file(store_cls, home, source, workdir)
+        except Exception as exc:
+            report.fail(f"{source.session_id}: check raised {exc!r}")
+    return report
+
+
+def assert_store_conforms(
+    store_cls: type[AgentStore],
+    home: AgentHome | Path,
+    workdir: Path,
+    *,
+    min_sessions: int = 1,
+) -> ConformanceReport:
+    """pytest-friendly: run :func:`check_store` and raise :class:`ConformanceError` (an
+    ``AssertionError``) listing every problem."""
+    report = check_store(store_cls, home, workdir, min_sessions=min_sessions)
+    report.raise_for_problems()
+    return report
