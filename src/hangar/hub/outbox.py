@@ -20,14 +20,16 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from hangar.hub import schema
+from hangar.hub.context import HubContext
 from hangar.hub.local_runs_repo import _WRITE_LOCK, now
+from hangar.hub.sweeper import SweeperWorker
 from hangar.hub.workspace_repo import Workspace
 
 FINAL_WAIT = 60.0
@@ -85,11 +87,15 @@ def _body(message: Any, run: Any, owner: str) -> str:
 
 
 def process_batch(
-    engine: Engine, workspace: Workspace, publish: Publish | None = None, limit: int = BATCH
+    engine: Engine,
+    workspace: Workspace,
+    publish: Publish | None = None,
+    limit: int = BATCH,
+    at: datetime | None = None,
 ) -> int:
-    """Process due outbox rows; returns how many rows were settled (done or skipped)."""
+    """Process rows due at ``at`` (default now); returns how many were settled."""
     settled = 0
-    stamp = now()
+    stamp = at or now()
     with engine.connect() as conn:
         due = conn.execute(
             sa.select(outbox_t.c.id)
@@ -138,7 +144,7 @@ def process_batch(
                         parent_id=run.top_comment_id,
                         author_id=run.owner_id,
                         body=_body(message, run, str(owner or "owner")),
-                        created_at=stamp,
+                        created_at=_aware(message.created_at),  # keeps the run's order
                     )
                 )
                 conn.execute(
@@ -188,3 +194,12 @@ class OutboxWorker:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(5)
+
+
+def start_local_run_workers(ctx: HubContext) -> list[OutboxWorker | SweeperWorker]:
+    """The hub's background workers for local runs: the comment outbox and the sweeper."""
+    publish = ctx.events.publish
+    return [
+        OutboxWorker(ctx.engine, ctx.workspace, publish).start(),
+        SweeperWorker(ctx.engine, publish).start(),
+    ]

@@ -21,6 +21,7 @@ from hangar.hub.app import create_app
 from hangar.hub.auth import TokenSource, load_or_create_token
 from hangar.hub.executor_link import ExecutorLink
 from hangar.hub.local_executor import local_executor_link
+from hangar.hub.outbox import start_local_run_workers
 from hangar.state import HangarState
 
 log = logging.getLogger("hangar.hub")
@@ -108,6 +109,7 @@ class HubServer:
         )
         server = uvicorn.Server(config)
         self.workers = start_live_workers(self.state, self.executor, self.publish)
+        self.workers += start_local_run_workers(self.app.state.hub)
         if self.on_started:
             self.on_started(self)
         try:

@@ -1,0 +1,55 @@
+"""Fixtures for local-run tests: the real hub app over a real hub database in tmp."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from hangar.hub.app import create_app
+from hangar.hub.local_executor import local_executor_link
+from hangar.state import HangarState, open_state
+
+TOKEN = "test-token-0123456789"
+
+
+@pytest.fixture
+def state(hangar_home: object) -> Iterator[HangarState]:
+    opened = open_state()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def hub_app(state: HangarState) -> FastAPI:
+    return create_app(state, local_executor_link(state), token=TOKEN)
+
+
+def _client(app: FastAPI, token: str | None) -> TestClient:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return TestClient(
+        app, base_url="http://127.0.0.1", headers=headers, raise_server_exceptions=False
+    )
+
+
+@pytest.fixture
+def client(hub_app: FastAPI) -> Iterator[TestClient]:
+    with _client(hub_app, TOKEN) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def client_for(hub_app: FastAPI):  # type: ignore[no-untyped-def]
+    """Make a client that authenticates with another token (e.g. a run-scoped one)."""
+    opened: list[TestClient] = []
+
+    def make(token: str) -> TestClient:
+        test_client = _client(hub_app, token)
+        opened.append(test_client)
+        return test_client
+
+    yield make
+    for test_client in opened:
+        test_client.close()

@@ -1,0 +1,212 @@
+"""Hub side of local runs: idempotency, sticky status, comment sync, run tokens, sweeper."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from hangar.hub import outbox, sweeper
+from hangar.hub.local_runs_repo import now
+
+
+def new_issue(client: TestClient, status: str = "backlog") -> str:
+    response = client.post("/api/issues", json={"title": "Fix it", "status": status})
+    assert response.status_code == 201, response.text
+    return str(response.json()["key"])
+
+
+def new_run(client: TestClient, key: str, **fields: Any) -> dict[str, Any]:
+    body = {"cliName": "codex", "workDir": "/tmp/project", **fields}
+    response = client.post(f"/api/issues/{key}/local-runs", json=body)
+    assert response.status_code in (200, 201), response.text
+    return dict(response.json())
+
+
+def post(client: TestClient, run_id: str, **message: Any) -> Any:
+    return client.post(f"/api/local-runs/{run_id}/messages", json=message)
+
+
+def drain_outbox(hub_app: FastAPI, later: float = 0.0) -> None:
+    ctx = hub_app.state.hub
+    outbox.process_batch(ctx.engine, ctx.workspace, at=now() + timedelta(seconds=later))
+
+
+def test_create_is_idempotent_by_source_key_and_moves_issue(client: TestClient) -> None:
+    """LR-002: a run per issue, idempotent by (source, sourceKey); backlog → in_progress."""
+    key = new_issue(client)
+    first = client.post(
+        f"/api/issues/{key}/local-runs", json={"cliName": "codex", "sourceKey": "k1"}
+    )
+    again = client.post(
+        f"/api/issues/{key}/local-runs", json={"cliName": "codex", "sourceKey": "k1"}
+    )
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert first.json()["id"] == again.json()["id"]
+    assert first.json()["runToken"] != again.json()["runToken"]
+    assert client.get(f"/api/issues/{key}").json()["status"] == "in_progress"
+    comments = client.get(f"/api/issues/{key}/comments").json()["comments"]
+    assert len(comments) == 1 and "Started local `codex` run" in comments[0]["body"]
+    runs = client.get(f"/api/issues/{key}/local-runs").json()["runs"]
+    assert [r["id"] for r in runs] == [first.json()["id"]]
+    other = new_issue(client)
+    clash = client.post(
+        f"/api/issues/{other}/local-runs", json={"cliName": "codex", "sourceKey": "k1"}
+    )
+    assert clash.status_code == 409
+
+
+def test_no_status_update_keeps_the_issue_status(client: TestClient) -> None:
+    key = new_issue(client, status="todo")
+    new_run(client, key, noStatusUpdate=True)
+    assert client.get(f"/api/issues/{key}").json()["status"] == "todo"
+
+
+def test_messages_stored_once_with_per_run_seq(client: TestClient) -> None:
+    """LR-159/LR-160: one message per (run, source, sourceKey); 201 new, 200 duplicate."""
+    run = new_run(client, new_issue(client))
+    a = post(client, run["id"], type="text", source="s", sourceKey="a", content="one")
+    b = post(client, run["id"], type="text", source="s", sourceKey="b", content="two")
+    dup = post(client, run["id"], type="text", source="s", sourceKey="a", content="changed")
+    assert (a.status_code, b.status_code, dup.status_code) == (201, 201, 200)
+    assert (a.json()["seq"], b.json()["seq"], dup.json()["seq"]) == (1, 2, 1)
+    assert dup.json()["content"] == "one"
+    listed = client.get(f"/api/local-runs/{run['id']}/messages?since=1").json()
+    assert [m["sourceKey"] for m in listed["messages"]] == ["b"] and listed["nextSince"] == 2
+    bad = post(client, run["id"], type="event", source="s", sourceKey="c")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+
+
+def test_hub_redacts_again(client: TestClient) -> None:
+    run = new_run(client, new_issue(client))
+    secret = "glpat-" + "x" * 24
+    stored = post(
+        client, run["id"], type="tool_result", source="s", sourceKey="r", output=f"t={secret}"
+    ).json()
+    assert secret not in str(stored)
+
+
+def test_terminal_status_is_sticky(client: TestClient) -> None:
+    """Terminal statuses never change again; later PATCHes are heartbeats only."""
+    run = new_run(client, new_issue(client))
+    url = f"/api/local-runs/{run['id']}"
+    done = client.patch(url, json={"status": "completed", "exitCode": 0, "activeMs": 1200})
+    assert done.json()["status"] == "completed"
+    later = client.patch(url, json={"status": "failed", "exitCode": 3, "error": "late"})
+    assert later.status_code == 200
+    assert (later.json()["status"], later.json()["exitCode"], later.json()["error"]) == (
+        "completed",
+        0,
+        None,
+    )
+    assert client.patch(url, json={"status": "bogus"}).status_code == 400
+
+
+def test_usage_is_cumulative_per_provider_and_model(client: TestClient) -> None:
+    run = new_run(client, new_issue(client))
+    url = f"/api/local-runs/{run['id']}/usage"
+    client.put(url, json={"usage": [{"provider": "codex", "model": "m", "inputTokens": 5}]})
+    body = {"usage": [{"provider": "codex", "model": "m", "inputTokens": 9, "outputTokens": 2}]}
+    usage = client.put(url, json=body).json()["usage"]
+    assert usage == [
+        {
+            "provider": "codex",
+            "model": "m",
+            "inputTokens": 9,
+            "outputTokens": 2,
+            "cacheReadTokens": 0,
+            "cacheWriteTokens": 0,
+        }
+    ]
+
+
+def test_comment_sync_rules(client: TestClient, hub_app: FastAPI) -> None:
+    """LR-162..LR-168: which messages become threaded comments under the run's top comment."""
+    key = new_issue(client)
+    run = new_run(client, key)
+    rid = run["id"]
+    post(client, rid, type="user_input", source="s", sourceKey="u1", content="please fix",
+         input={"turnKey": "t1"})  # fmt: skip
+    post(client, rid, type="tool_use", source="s", sourceKey="tu", tool="exec_command")
+    post(client, rid, type="tool_result", source="s", sourceKey="tr", output="ran ok")
+    post(client, rid, type="thinking", source="s", sourceKey="th", content="hmm")
+    post(client, rid, type="final", source="s", sourceKey="f1", content="Fixed it.",
+         input={"turnKey": "t1"})  # fmt: skip
+    # a slash command turn: never a comment, and its reply is not a final comment either
+    post(client, rid, type="user_input", source="s", sourceKey="u2", content="/compact",
+         input={"turnKey": "t2", "command": True, "slash_command": "compact"})  # fmt: skip
+    post(client, rid, type="final", source="s", sourceKey="f2", content="Compacted.",
+         input={"turnKey": "t2"})  # fmt: skip
+    # slash command with arguments is commentable
+    post(client, rid, type="user_input", source="s", sourceKey="u3", content="/review main",
+         input={"turnKey": "t3", "command": True, "commentable": True})  # fmt: skip
+    # injected issue context is never a comment
+    post(client, rid, type="user_input", source="s", sourceKey="u4", content="Issue HGR-1 …",
+         input={"turnKey": "t4", "injected": True})  # fmt: skip
+    post(client, rid, type="text", source="s", sourceKey="p1", content="Proposed Plan\n\n1. x",
+         input={"kind": "codex_proposed_plan"})  # fmt: skip
+    drain_outbox(hub_app)
+    drain_outbox(hub_app, later=outbox.FINAL_WAIT + 5)  # the t2 final waited, then is skipped
+    comments = client.get(f"/api/issues/{key}/comments").json()["comments"]
+    top, *replies = comments
+    assert all(c["parentId"] == top["id"] for c in replies)
+    bodies = [c["body"] for c in replies]
+    assert bodies[0] == "please fix"
+    assert bodies[1].endswith("Fixed it.") and "-local-codex" in bodies[1]
+    assert bodies[2] == "/review main"
+    assert bodies[3].endswith("Proposed Plan\n\n1. x")
+    assert len(bodies) == 4
+    messages = client.get(f"/api/local-runs/{rid}/messages").json()["messages"]
+    assert len(messages) == 10  # everything is in the execution log (LR-168)
+
+
+def test_comments_off_writes_no_replies(client: TestClient, hub_app: FastAPI) -> None:
+    key = new_issue(client)
+    run = new_run(client, key, commentsMode="off")
+    post(client, run["id"], type="user_input", source="s", sourceKey="u", content="hi",
+         input={"turnKey": "t"})  # fmt: skip
+    drain_outbox(hub_app)
+    assert client.get(f"/api/issues/{key}/comments").json()["comments"] == []
+
+
+def test_run_token_can_only_read_the_issue_and_post_to_its_run(
+    client: TestClient, client_for: Any
+) -> None:
+    """A run-scoped token: read its issue, post to its run; nothing else."""
+    key = new_issue(client)
+    other_key = new_issue(client)
+    run = new_run(client, key)
+    other_run = new_run(client, other_key)
+    scoped: TestClient = client_for(run["runToken"])
+    assert scoped.get(f"/api/issues/{key}").status_code == 200
+    assert scoped.get(f"/api/issues/{key}/comments").status_code == 200
+    assert (
+        post(scoped, run["id"], type="text", source="s", sourceKey="x", content="ok").status_code
+        == 201
+    )
+    assert scoped.get(f"/api/local-runs/{run['id']}/messages").status_code == 200
+    assert scoped.get(f"/api/issues/{other_key}").status_code == 401
+    assert post(scoped, other_run["id"], type="text", source="s", sourceKey="x").status_code == 401
+    assert (
+        scoped.patch(f"/api/local-runs/{run['id']}", json={"status": "failed"}).status_code == 401
+    )
+    assert scoped.post("/api/issues", json={"title": "x"}).status_code == 401
+    assert scoped.post(f"/api/issues/{key}/comments", json={"body": "x"}).status_code == 401
+    assert scoped.get("/api/issues").status_code == 401
+    assert client_for("hgrun_forged").get(f"/api/issues/{key}").status_code == 401
+
+
+def test_sweeper_fails_runs_silent_for_150_seconds(client: TestClient, hub_app: FastAPI) -> None:
+    """A running run without heartbeat for 150 s is failed; terminal runs are untouched."""
+    engine = hub_app.state.hub.engine
+    key = new_issue(client)
+    silent = new_run(client, key)
+    finished = new_run(client, key)
+    client.patch(f"/api/local-runs/{finished['id']}", json={"status": "completed"})
+    assert sweeper.sweep(engine, at=now() + timedelta(seconds=100)) == []
+    assert sweeper.sweep(engine, at=now() + timedelta(seconds=151)) == [silent["id"]]
+    swept = client.get(f"/api/local-runs/{silent['id']}").json()
+    assert (swept["status"], swept["error"]) == ("failed", sweeper.TIMEOUT_ERROR)
+    assert client.get(f"/api/local-runs/{finished['id']}").json()["status"] == "completed"
