@@ -4,6 +4,7 @@ the project), one builder per runtime, plus writers for stores no fixture covers
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 from hangar.paths import AgentHome
 
 T_KIRO = 1779012000000
+T_CN = 1796017740
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -92,7 +94,10 @@ def continue_home(root: Path, sessions: dict[str, dict[str, Any]]) -> AgentHome:
     folder.mkdir(parents=True, exist_ok=True)
     index = []
     for session_id, document in sessions.items():
-        (folder / f"{session_id}.json").write_text(json.dumps(document, indent=2))
+        path = folder / f"{session_id}.json"
+        path.write_text(json.dumps(document, indent=2))
+        # A fixed mtime: cn's session time is the file's, and snapshots must be stable.
+        os.utime(path, (T_CN, T_CN))
         index.append(
             {
                 "sessionId": session_id,
