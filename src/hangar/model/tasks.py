@@ -13,10 +13,11 @@ WorkspaceKind = Literal["workspace", "worktree", "chat"]
 TaskStatus = Literal["running", "done", "failed", "cancelled", "missing"]
 
 
-class LocalTask(msgspec.Struct, rename="camel", omit_defaults=True):
+class LocalTask(msgspec.Struct, rename="camel"):
     """One agent session on one device.
 
-    Identity is ``deviceId`` + ``localTaskId``; ``runtimeHandle`` is opaque outside the agent
+    Every field is always present in JSON (``null`` when unknown). Identity is ``deviceId`` +
+    ``localTaskId``; ``runtimeHandle`` is opaque outside the agent
     module that made it. ``updatedAt`` moves only when content or lifecycle changes.
     """
 

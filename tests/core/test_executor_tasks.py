@@ -1,0 +1,197 @@
+"""The executor's LocalTask index and RPC surface on real homes, files and SQLite."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hangar.cli.main import cli
+from hangar.errors import HangarError
+from hangar.executor.service import Executor
+from hangar.executor.workspaces import classify
+from hangar.state import open_state
+
+from .helpers import line
+from .test_transcript_engine import codex_turn
+
+THREAD = "019e1625-789d-76c0-80ab-3724b5ddb799"
+
+
+def write_rollout(home: Path, thread: str = THREAD, cwd: str = "/tmp/proj", turns: int = 2) -> Path:
+    folder = home / ".codex" / "sessions" / "2026" / "05" / "11"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"rollout-2026-05-11T11-26-55-{thread}.jsonl"
+    meta = line({"timestamp": "2026-05-11T08:00:00Z", "type": "session_meta",
+                 "payload": {"id": thread, "cwd": cwd, "cli_version": "0.171.0"}})  # fmt: skip
+    path.write_bytes(meta + b"".join(codex_turn(n) for n in range(1, turns + 1)))
+    return path
+
+
+def write_claude(home: Path, session: str = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7") -> Path:
+    folder = home / ".claude" / "projects" / "-tmp-proj"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session}.jsonl"
+    base = {"sessionId": session, "cwd": "/tmp/proj", "isSidechain": False}
+    path.write_bytes(
+        line({**base, "type": "user", "uuid": "u1", "timestamp": "2026-05-01T00:00:00Z",
+              "message": {"role": "user", "content": "Fix the bug"}})
+        + line({**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-05-01T00:00:01Z",
+                "message": {"id": "m1", "role": "assistant", "model": "claude-x",
+                            "content": [{"type": "text", "text": "Done."}]}})
+    )  # fmt: skip
+    return path
+
+
+@pytest.fixture
+def executor(isolated_home: Path) -> Executor:
+    state = open_state()
+    return Executor.from_state(state)
+
+
+def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> None:
+    """RW-011, RW-020, RW-021, RW-029, RW-062..066: list and open through Executor.handle."""
+    write_rollout(isolated_home)
+    write_claude(isolated_home)
+    tasks = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert {t["runtime"] for t in tasks} == {"codex", "claude"}
+    codex = next(t for t in tasks if t["runtime"] == "codex")
+    assert codex["runtimeHandle"] == {"threadId": THREAD}
+    assert codex["localTaskId"] != THREAD and codex["title"] == "request 1"
+    assert codex["workspaceKind"] == "workspace"
+    page = executor.handle(
+        "runtime.tasks.transcript", {"localTaskId": codex["localTaskId"], "limit": 3}
+    )
+    assert page["task"]["messageCount"] == 4 and page["totalMessages"] == 4
+    assert [m["index"] for m in page["messages"]] == [1, 2, 3]
+    assert page["hasMore"] is True
+    older = executor.handle(
+        "runtime.tasks.transcript",
+        {"localTaskId": codex["localTaskId"], "limit": 3, "beforeCursor": page["beforeCursor"]},
+    )
+    assert [m["index"] for m in older["messages"]] == [0] and older["hasMore"] is False
+
+
+def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: Executor) -> None:
+    """RW-011, RW-018, RW-069: ids survive a restart; an unchanged re-list describes no file."""
+    write_rollout(isolated_home)
+    write_claude(isolated_home)
+    first = {t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]}
+    assert executor.index.last_refresh.described == 2
+    executor.handle("runtime.tasks.list", {})
+    assert executor.index.last_refresh.described == 0
+    assert executor.index.last_refresh.unchanged == 2
+    assert executor.engine.stats.bytes_read == 0
+    again = Executor.from_state(open_state())
+    assert {t["localTaskId"] for t in again.handle("runtime.tasks.list", {})["tasks"]} == first
+
+
+def test_reading_never_moves_updated_at(isolated_home: Path, executor: Executor) -> None:
+    """RW-032..034: opening a task keeps updatedAt and the list order."""
+    write_rollout(isolated_home)
+    task = executor.handle("runtime.tasks.list", {})["tasks"][0]
+    executor.handle("runtime.tasks.transcript", {"localTaskId": task["localTaskId"]})
+    executor.handle(
+        "runtime.tasks.transcript", {"localTaskId": task["localTaskId"], "refresh": False}
+    )
+    after = executor.handle("runtime.tasks.list", {})["tasks"][0]
+    assert after["updatedAt"] == task["updatedAt"] == "2026-01-01T00:00:02Z"
+
+
+def test_deleted_file_reports_missing(isolated_home: Path, executor: Executor) -> None:
+    """A deleted transcript: the task is reported missing, nothing crashes."""
+    path = write_rollout(isolated_home)
+    task = executor.handle("runtime.tasks.list", {})["tasks"][0]
+    executor.handle("runtime.tasks.transcript", {"localTaskId": task["localTaskId"]})
+    path.unlink()
+    page = executor.handle("runtime.tasks.transcript", {"localTaskId": task["localTaskId"]})
+    assert page["task"]["status"] == "missing" and page["messages"] == []
+    listed = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert listed[0]["status"] == "missing"
+
+
+def test_thread_names_and_archived(isolated_home: Path, executor: Executor) -> None:
+    """RW-163/164: session_index.jsonl names win; archived rollouts only with includeArchived."""
+    write_rollout(isolated_home)
+    archived = isolated_home / ".codex" / "archived_sessions"
+    archived.mkdir(parents=True)
+    other = "019e1695-0522-7c83-8b39-0dd379793f80"
+    shutil.move(write_rollout(isolated_home, other), archived / f"rollout-x-{other}.jsonl")
+    (isolated_home / ".codex" / "session_index.jsonl").write_bytes(
+        line({"id": THREAD, "thread_name": "old"}) + line({"id": THREAD, "thread_name": "Named"})
+    )
+    tasks = executor.handle("runtime.tasks.list", {"runtime": "codex"})["tasks"]
+    assert [t["title"] for t in tasks] == ["Named"]
+    everything = executor.handle("runtime.tasks.list", {"includeArchived": True})["tasks"]
+    assert sorted(t["archived"] for t in everything) == [False, True]
+
+
+def test_rpc_errors(executor: Executor) -> None:
+    """Unknown methods and bad payloads are HangarErrors with stable codes."""
+    with pytest.raises(HangarError) as unknown:
+        executor.handle("runtime.tasks.teleport", {})
+    assert unknown.value.code == "not_supported"
+    for payload in ({}, {"localTaskId": 5}, {"localTaskId": "x", "limit": "9"}):
+        with pytest.raises(HangarError) as bad:
+            executor.handle("runtime.tasks.transcript", payload)
+        assert bad.value.code == "bad_request"
+    with pytest.raises(HangarError) as missing:
+        executor.handle("runtime.tasks.transcript", {"localTaskId": "nope"})
+    assert missing.value.code == "not_found"
+
+
+def test_cli_list_and_show(isolated_home: Path) -> None:
+    """`hangar tasks list/show` print the API shapes; TASK may be a prefix or a thread id."""
+    write_rollout(isolated_home)
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["tasks", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    task_id = json.loads(listed.output)["tasks"][0]["localTaskId"]
+    for key in (task_id, task_id[:8], THREAD):
+        shown = runner.invoke(cli, ["tasks", "show", key, "--json", "--limit", "2"])
+        assert shown.exit_code == 0, shown.output
+        data = json.loads(shown.output)
+        assert data["task"]["localTaskId"] == task_id and len(data["messages"]) == 2
+    human = runner.invoke(cli, ["tasks", "show", THREAD])
+    assert "▸ exec_command" in human.output and "answer 2" in human.output
+    assert "request 1" in runner.invoke(cli, ["tasks", "list"]).output
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_workspace_grouping_with_real_worktree(tmp_path: Path) -> None:
+    """RW-015, RW-036..041: worktrees fold into the main root, chats are Conversations."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git("init", "-q", cwd=repo)
+    _git(
+        "-c",
+        "user.email=a@b",
+        "-c",
+        "user.name=a",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+        cwd=repo,
+    )
+    _git("worktree", "add", "-q", "--detach", str(tmp_path / "wt" / "feature-1"), cwd=repo)
+    worktree = classify(str(tmp_path / "wt" / "feature-1"))
+    assert worktree.kind == "worktree" and worktree.worktree_id == "feature-1"
+    assert worktree.group_workspace_path == str(repo.resolve())
+    assert worktree.workspace_path == str(tmp_path / "wt" / "feature-1")
+    main = classify(str(repo))
+    assert (main.kind, main.group_workspace_path) == ("workspace", str(repo))
+    chat = classify("/Users/me/Documents/Codex/2026-05-11/say-hi")
+    assert chat.kind == "chat"
+    shaped = classify("/gone/repo/.claude/worktrees/fix-7")
+    assert (shaped.kind, shaped.worktree_id, shaped.group_workspace_path) == (
+        "worktree", "fix-7", "/gone/repo")  # fmt: skip
+    assert classify(None).kind == "chat"
