@@ -14,9 +14,10 @@ import pytest
 from .helpers import parse_file
 
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "snapshots"
+ROLLOUT = "codex/codemie-code/rollout-2026-05-11T{}.jsonl"
 CASES = [
-    ("codex", "codex/codemie-code/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"),
-    ("codex", "codex/codemie-code/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"),
+    ("codex", ROLLOUT.format("11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799")),
+    ("codex", ROLLOUT.format("13-28-45-019e1695-0522-7c83-8b39-0dd379793f80")),
     ("codex", "codex/agent-sessions/small.jsonl"),
     ("codex", "codex/agent-sessions/large.jsonl"),
     ("claude", "claude/codemie-code/incremental-subagents/turn-2.jsonl"),

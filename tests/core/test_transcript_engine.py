@@ -53,7 +53,7 @@ def read(engine: TranscriptEngine, path: Path) -> list[object]:
 
 
 def test_append_reads_only_new_bytes(tmp_path: Path) -> None:
-    """RW-077, RW-078: an append reads the new bytes only; earlier messages stay the same objects."""
+    """RW-077, RW-078: an append reads only the new bytes; earlier turns keep their objects."""
     engine, path = make(tmp_path, codex_turn(1) + codex_turn(2))
     store_ = store("codex", tmp_path)
     first = engine.read("k", store_, source("codex", path))
@@ -103,7 +103,7 @@ def test_truncated_then_rewritten(tmp_path: Path) -> None:
     path.write_bytes(codex_turn(5))  # same inode, new content
     assert read(engine, path) == full(path)
     assert engine.stats.full_parses == 2
-    assert [m["content"] for m in read(engine, path)][0] == "request 5"  # type: ignore[index]
+    assert next(m["content"] for m in read(engine, path)) == "request 5"  # type: ignore[index]
 
 
 def test_same_size_new_mtime_is_a_rewrite(tmp_path: Path) -> None:
