@@ -17,6 +17,13 @@ def cn_user(text: str) -> dict[str, Any]:
     return {"message": {"role": "user", "content": text}, "contextItems": [], "editorState": text}
 
 
+def _parsed(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return None
+
+
 def cn_call(
     call_id: str,
     name: str,
@@ -50,7 +57,7 @@ def cn_call(
                 "toolCallId": call_id,
                 "toolCall": {"id": call_id, "type": "function", "function": state_function},
                 "status": status,
-                "parsedArgs": json.loads(arguments) if arguments else {},
+                "parsedArgs": _parsed(arguments),
                 "output": [
                     {
                         "content": output,
