@@ -105,12 +105,13 @@ class CodexAppServer:
         self._next_id = 1
         self._stderr = bytearray()
         self._write_lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> dict[str, Any]:
         """Spawn the server and run the ``initialize`` handshake; returns its result."""
         try:
-            self.process = subprocess.Popen(
+            process = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -120,8 +121,19 @@ class CodexAppServer:
             )
         except OSError as exc:
             raise AppServerGone(method="start", stderr_tail=str(exc)) from None
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        return self.attach(process, timeout)
+
+    def attach(self, process: subprocess.Popen[bytes], timeout: float = 30.0) -> dict[str, Any]:
+        """Use an already started server (stdin and stdout pipes) and run the handshake.
+
+        :meth:`close` ends it like a process this client started.
+        """
+        self.process = process
+        self._threads = [threading.Thread(target=self._read_stdout, daemon=True)]
+        if process.stderr is not None:
+            self._threads.append(threading.Thread(target=self._read_stderr, daemon=True))
+        for thread in self._threads:
+            thread.start()
         client = {"name": "hangar", "title": "hangar", "version": __version__}
         result = self.request("initialize", {"clientInfo": client}, timeout=timeout)
         self.notify("initialized")
@@ -144,6 +156,12 @@ class CodexAppServer:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for thread in self._threads:
+            thread.join(grace)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
     def __enter__(self) -> CodexAppServer:
         return self

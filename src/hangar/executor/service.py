@@ -16,7 +16,7 @@ from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import open_stores
 from hangar.device import Device
 from hangar.errors import NotFoundError
-from hangar.executor import rpc_tasks
+from hangar.executor import rpc_archive, rpc_search, rpc_tasks
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
 from hangar.executor.task_index import TaskIndex
@@ -28,7 +28,11 @@ from hangar.transcripts.paging import DEFAULT_LIMIT, page
 
 Handler = Callable[["Executor", dict[str, Any]], dict[str, Any]]
 
-HANDLERS: dict[str, Handler] = {**rpc_tasks.HANDLERS}
+HANDLERS: dict[str, Handler] = {
+    **rpc_tasks.HANDLERS,
+    **rpc_search.HANDLERS,
+    **rpc_archive.HANDLERS,
+}
 
 
 class Executor:

@@ -1,0 +1,34 @@
+"""``runtime.tasks.search`` (RW-049..RW-058).
+
+Payload ``{query, limit?, includeArchived?, includeToolOutput?, projectId?}`` → ``{"results":
+[{deviceId, localTaskId, title, snippet, messageIndex, role, updatedAt, deviceName,
+workspacePath, runtime, runtimeHandle}…]}`` (see :mod:`hangar.executor.search` for the rules
+and :mod:`hangar.executor.search_text` for the query language). The index is brought up to
+date first; while a first, large build runs in the background the answer carries
+``"indexing": {tasksTotal, tasksDone, totalBytes, doneBytes, errors}`` and the results found so
+far. Searching reads only the device's own index, never a hub cache (RW-050, RW-061).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hangar.executor.search import search
+from hangar.executor.search_text import compile_query
+from hangar.executor.task_services import services_for
+
+if TYPE_CHECKING:
+    from hangar.executor.service import Executor
+
+
+def search_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+    compile_query(payload.get("query"))  # a bad query fails before any indexing work
+    services = services_for(executor)
+    progress = services.ensure_index()
+    out = search(executor.db, executor.device, payload)
+    if progress is not None:
+        out["indexing"] = progress.as_json()
+    return out
+
+
+HANDLERS = {"runtime.tasks.search": search_tasks}

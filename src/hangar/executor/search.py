@@ -1,0 +1,117 @@
+"""Querying the search index: ``runtime.tasks.search`` without the transport.
+
+:func:`search` takes the RPC payload ``{query, limit?, includeArchived?, includeToolOutput?,
+projectId?}`` and returns ``{"results": [...]}``; each result is ``{deviceId, localTaskId,
+title, snippet, messageIndex, role, updatedAt, deviceName, workspacePath, runtime,
+runtimeHandle}`` (RW-052, RW-053). ``role`` is ``user``/``assistant``, or ``title`` for a
+title hit (then ``messageIndex`` is ``null``: the task opens at its end); a task whose
+messages match points at its best-ranked matching message rather than its title. Matches in
+``snippet`` are wrapped in ``«…»``.
+
+Rules: one result per task (its best-ranked matching row), tasks ordered by ``updatedAt``
+newest first (RW-054), at most ``limit`` (default 20, 1..100; RW-055); archived tasks only
+with ``includeArchived`` (RW-056); deleted (tombstoned) tasks never; ``projectId`` keeps
+tasks whose group workspace (the Project key) equals it, and chat tasks belong to no Project
+(RW-057, RW-058). Bad payloads are :class:`~hangar.errors.UsageError` (``bad_request``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from hangar.device import Device
+from hangar.errors import UsageError
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.search_text import MARK_CLOSE, MARK_OPEN, clean_snippet, compile_query
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+SNIPPET_TOKENS = 24
+
+
+def _bool(payload: dict[str, Any], key: str) -> bool:
+    value = payload.get(key, False)
+    if not isinstance(value, bool):
+        raise UsageError(f"{key} must be true or false")
+    return value
+
+
+def _limit(payload: dict[str, Any]) -> int:
+    value = payload.get("limit", DEFAULT_LIMIT)
+    if value is None:
+        return DEFAULT_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError("limit must be an integer")
+    if not 1 <= value <= MAX_LIMIT:
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
+    return value
+
+
+def search(db: ExecutorDatabase, device: Device, payload: object) -> dict[str, Any]:
+    """Run one search (see the module docstring for the payload and the result shape)."""
+    if not isinstance(payload, dict):
+        raise UsageError("payload must be an object")
+    expression = compile_query(payload.get("query"))
+    limit = _limit(payload)
+    include_archived = _bool(payload, "includeArchived")
+    include_output = _bool(payload, "includeToolOutput")
+    project = payload.get("projectId")
+    if project is not None and not isinstance(project, str):
+        raise UsageError("projectId must be a string")
+    match = expression if include_output else "{body} : (" + expression + ")"
+    filters = ["t.deleted_at IS NULL"]
+    params: list[Any] = [match]
+    if not include_archived:
+        filters.append("coalesce(t.archived_override, t.archived) = 0")
+    if project:
+        filters.append("t.group_workspace_path = ? AND t.workspace_kind != 'chat'")
+        params.append(project)
+    sql = (
+        "WITH hits AS (SELECT rowid AS id, rank FROM search_fts WHERE search_fts MATCH ?),"
+        " best AS (SELECT r.local_task_id, r.id AS row_id, r.message_index, r.role,"
+        " min((r.role = 'title') * 1e9 + h.rank) AS best_rank"
+        " FROM hits h JOIN search_rows r ON r.id = h.id"
+        " GROUP BY r.local_task_id)"
+        " SELECT t.local_task_id, t.runtime, t.runtime_handle, t.title, t.title_override,"
+        " t.workspace_path, t.updated_at, b.row_id, b.message_index, b.role"
+        " FROM best b JOIN local_tasks t ON t.local_task_id = b.local_task_id"
+        f" WHERE {' AND '.join(filters)}"
+        " ORDER BY t.updated_at DESC, t.local_task_id LIMIT ?"
+    )
+    params.append(limit)
+    conn = db.read()
+    try:
+        tasks = conn.execute(sql, params).fetchall()
+        results = [_result(conn, device, task, match) for task in tasks]
+    except sqlite3.OperationalError as exc:
+        raise UsageError(f"the search index cannot run this query: {exc}") from None
+    return {"results": results}
+
+
+def _result(
+    conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str
+) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT snippet(search_fts, -1, ?, ?, '…', ?) FROM search_fts"
+        " WHERE search_fts MATCH ? AND rowid = ?",
+        (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, task["row_id"]),
+    ).fetchone()
+    try:
+        handle = json.loads(task["runtime_handle"] or "{}")
+    except ValueError:
+        handle = {}
+    return {
+        "deviceId": device.device_id,
+        "localTaskId": task["local_task_id"],
+        "title": task["title_override"] or task["title"],
+        "snippet": clean_snippet(row[0] or "") if row else "",
+        "messageIndex": task["message_index"],
+        "role": task["role"],
+        "updatedAt": task["updated_at"],
+        "deviceName": device.name,
+        "workspacePath": task["workspace_path"],
+        "runtime": task["runtime"],
+        "runtimeHandle": handle if isinstance(handle, dict) else {},
+    }

@@ -1,0 +1,294 @@
+"""Keeping the FTS5 search index in ``executor.db`` current with the transcripts.
+
+:class:`SearchIndexer` indexes every LocalTask of the index (``local_tasks``) that is not
+deleted. Per task it stores one row for the title and one row per message: ``body`` holds
+user text, assistant text, plans and tool commands; ``output`` holds tool output (searched
+only when a query asks for it). Messages keep their transcript ``index``, so a hit opens
+the transcript at that message.
+
+Incremental contract: reading goes through a :class:`~hangar.transcripts.engine.TranscriptEngine`
+of its own, so the indexer uses the same signatures, byte offsets and append path as the
+transcript engine. A task whose signature did not change is not read at all; after an append
+only the new bytes are read (while its parse state is cached) and only the rows from the first
+changed message on are replaced. ``stats.bytes_read`` counts every transcript byte read.
+A source that cannot be read or parsed records its error in ``search_progress`` and the rest
+of the index is untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hangar.agents.base import AgentStore, SessionSource
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.search_text import prepare_text
+from hangar.executor.trash import now_iso
+from hangar.model import Message, PlanBlock, TextBlock, ToolBlock
+from hangar.transcripts.engine import EngineStats, TranscriptEngine
+from hangar.transcripts.signature import FileSignature, sign, stat_matches
+
+MAX_COMMAND_CHARS = 4096
+MAX_OUTPUT_CHARS = 64 * 1024
+_COMMAND_KEYS = ("command", "cmd", "commands", "pattern", "query", "file_path", "path", "url")
+
+
+@dataclass
+class IndexProgress:
+    """Where a sync stands; ``total_bytes`` is the size of the sources still to read."""
+
+    tasks_total: int = 0
+    tasks_done: int = 0
+    total_bytes: int = 0
+    done_bytes: int = 0
+    errors: int = 0
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "tasksTotal": self.tasks_total,
+            "tasksDone": self.tasks_done,
+            "totalBytes": self.total_bytes,
+            "doneBytes": self.done_bytes,
+            "errors": self.errors,
+        }
+
+
+def tool_command(block: ToolBlock) -> str:
+    """The searchable command of a tool call: its command line, pattern, path or query."""
+    value: Any = block.input
+    parts: list[str] = [block.name]
+    if isinstance(value, str):
+        parts.append(value)
+    elif isinstance(value, dict):
+        for key in _COMMAND_KEYS:
+            item = value.get(key)
+            if isinstance(item, str):
+                parts.append(item)
+            elif isinstance(item, list):
+                parts.append(" ".join(str(x) for x in item))
+        if len(parts) == 1:
+            parts.extend(str(v) for v in value.values() if isinstance(v, str))
+    return " ".join(parts)[:MAX_COMMAND_CHARS]
+
+
+def message_texts(message: Message) -> tuple[str, str]:
+    """(body, output) of one message as the index stores them (before CJK preparation)."""
+    body: list[str] = [message.content] if message.content else []
+    output: list[str] = []
+    for block in message.blocks or ():
+        if isinstance(block, TextBlock):
+            if block.text != message.content:
+                body.append(block.text)
+        elif isinstance(block, PlanBlock):
+            body.append(block.text)
+        elif isinstance(block, ToolBlock):
+            body.append(tool_command(block))
+            if block.output:
+                output.append(block.output[-MAX_OUTPUT_CHARS:])
+    return "\n".join(body), "\n".join(output)
+
+
+class SearchIndexer:
+    """Indexes LocalTasks into ``search_rows`` / ``search_fts`` (see the module contract)."""
+
+    def __init__(
+        self, db: ExecutorDatabase, stores: Mapping[str, AgentStore], cache_entries: int = 32
+    ) -> None:
+        self.db = db
+        self.stores = stores
+        self.engine = TranscriptEngine(capacity=cache_entries)
+        self._seen: dict[str, list[Message]] = {}
+
+    @property
+    def stats(self) -> EngineStats:
+        return self.engine.stats
+
+    # -- planning -------------------------------------------------------------------------
+    def pending(self) -> list[sqlite3.Row]:
+        """Tasks whose title or source changed since they were indexed (stat only)."""
+        rows = (
+            self.db.read()
+            .execute(
+                "SELECT t.local_task_id, t.runtime, t.session_key, t.runtime_handle, t.source_path,"
+                " t.title, t.title_override, t.workspace_path, p.signature AS indexed_signature,"
+                " p.title AS indexed_title, p.error AS indexed_error"
+                " FROM local_tasks t LEFT JOIN search_progress p USING (local_task_id)"
+                " WHERE t.deleted_at IS NULL"
+            )
+            .fetchall()
+        )
+        out = []
+        for row in rows:
+            title = row["title_override"] or row["title"]
+            old = FileSignature.decode(row["indexed_signature"])
+            path = row["source_path"]
+            unchanged = old is not None and path and stat_matches(old, Path(path))
+            if not unchanged or title != row["indexed_title"]:
+                out.append(row)
+        return out
+
+    def sync(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexProgress:
+        """Bring the index up to date; ``progress`` is called after each task."""
+        self.drop_orphans()
+        todo = self.pending()
+        state = IndexProgress(tasks_total=len(todo))
+        sizes = [_size(row["source_path"]) for row in todo]
+        state.total_bytes = sum(sizes)
+        if progress:
+            progress(state)
+        for row, size in zip(todo, sizes, strict=True):
+            if not self.index_task(row):
+                state.errors += 1
+            state.tasks_done += 1
+            state.done_bytes += size
+            if progress:
+                progress(state)
+        return state
+
+    # -- one task -------------------------------------------------------------------------
+    def index_task(self, row: sqlite3.Row) -> bool:
+        """Index one task row (from :meth:`pending`); False when its source failed."""
+        task_id = row["local_task_id"]
+        title = row["title_override"] or row["title"] or ""
+        store = self.stores.get(row["runtime"])
+        path = row["source_path"]
+        if store is None or not path:
+            self._write(task_id, title, "", None, [], error="no reader for this task")
+            return False
+        source = SessionSource(
+            runtime=row["runtime"],
+            session_id=row["session_key"],
+            path=Path(path),
+            runtime_handle=_handle(row["runtime_handle"]),
+            workspace_path=row["workspace_path"],
+        )
+        try:
+            entry = self.engine.read(task_id, store, source)
+        except (OSError, ValueError, TypeError) as exc:
+            self._write(task_id, title, row["indexed_signature"] or "", None, [], error=str(exc))
+            return False
+        previous = self._seen.get(task_id, [])
+        start = _first_changed(previous, entry.messages)
+        if row["indexed_signature"] is None or row["indexed_error"]:
+            start = 0
+        self._seen[task_id] = list(entry.messages)
+        if len(self._seen) > self.engine.capacity * 2:
+            self._seen.pop(next(iter(self._seen)))
+        self._write(task_id, title, entry.signature.encode(), start, entry.messages[start:])
+        return True
+
+    def _write(
+        self,
+        task_id: str,
+        title: str,
+        signature: str,
+        start: int | None,
+        messages: Iterable[Message],
+        error: str | None = None,
+    ) -> None:
+        offset = self.engine.cached(task_id)
+        byte_offset = offset.offset if offset is not None else 0
+        with self.db.write() as conn:
+            _delete_rows(conn, task_id, title_too=True, from_index=start)
+            conn.execute(
+                "INSERT INTO search_rows(local_task_id, message_index, role) VALUES (?, NULL,"
+                " 'title')",
+                (task_id,),
+            )
+            conn.execute(
+                "INSERT INTO search_fts(rowid, body, output) VALUES (last_insert_rowid(), ?, '')",
+                (prepare_text(title),),
+            )
+            count = 0
+            for message in messages:
+                body, output = message_texts(message)
+                if not body and not output:
+                    continue
+                cursor = conn.execute(
+                    "INSERT INTO search_rows(local_task_id, message_index, role, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (task_id, message.index, message.role, message.created_at),
+                )
+                conn.execute(
+                    "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, ?)",
+                    (cursor.lastrowid, prepare_text(body), prepare_text(output)),
+                )
+                count += 1
+            conn.execute(
+                "INSERT INTO search_progress(local_task_id, signature, byte_offset, messages,"
+                " title, indexed_at, error) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(local_task_id) DO UPDATE SET signature = excluded.signature,"
+                " byte_offset = excluded.byte_offset, messages = excluded.messages,"
+                " title = excluded.title, indexed_at = excluded.indexed_at, error = excluded.error",
+                (task_id, signature, byte_offset, count, title, now_iso(), error),
+            )
+
+    def forget(self, task_id: str) -> None:
+        """Remove a task from the index (after a delete)."""
+        self.engine.forget(task_id)
+        self._seen.pop(task_id, None)
+        with self.db.write() as conn:
+            _delete_rows(conn, task_id, title_too=True, from_index=0)
+            conn.execute("DELETE FROM search_progress WHERE local_task_id = ?", (task_id,))
+
+    def drop_orphans(self) -> int:
+        """Forget indexed tasks that left the index; returns how many."""
+        gone = [
+            row[0]
+            for row in self.db.read().execute(
+                "SELECT p.local_task_id FROM search_progress p LEFT JOIN local_tasks t"
+                " USING (local_task_id) WHERE t.local_task_id IS NULL"
+            )
+        ]
+        for task_id in gone:
+            self.forget(task_id)
+        return len(gone)
+
+
+def _delete_rows(
+    conn: sqlite3.Connection, task_id: str, *, title_too: bool, from_index: int | None
+) -> None:
+    clauses = []
+    if title_too:
+        clauses.append("message_index IS NULL")
+    if from_index is not None:
+        clauses.append(f"message_index >= {int(from_index)}")
+    if not clauses:
+        return
+    where = f"local_task_id = ? AND ({' OR '.join(clauses)})"
+    conn.execute(
+        f"DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_rows WHERE {where})",
+        (task_id,),
+    )
+    conn.execute(f"DELETE FROM search_rows WHERE {where}", (task_id,))
+
+
+def _first_changed(previous: list[Message], current: list[Message]) -> int:
+    for i, message in enumerate(current):
+        if i >= len(previous) or previous[i] is not message:
+            return i
+    return len(current)
+
+
+def _size(path: str | None) -> int:
+    if not path:
+        return 0
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
+
+
+def _handle(text: str | None) -> dict[str, str]:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+__all__ = ["IndexProgress", "SearchIndexer", "message_texts", "sign", "tool_command"]

@@ -1,0 +1,212 @@
+"""Rename, archive and unarchive LocalTasks, and the archived list (RW-034, RW-157..172).
+
+Codex threads go through Codex itself (:mod:`hangar.executor.codex_control`) when ``codex``
+is installed; every other task, and Codex without an installed CLI, gets hangar's override
+columns in the index (``title_override``, ``archived_override``), which every list applies at
+once, so an item never briefly disappears while an agent catches up (RW-167). Renaming
+advances ``updatedAt`` (RW-034); archiving leaves it alone. A running task is never archived.
+
+The archived list is ``{items, projectGroups[{projectKey, projectName, count}], total}``:
+items are grouped by the Project's main directory (``groupWorkspacePath``), so worktrees of
+one repository never form separate Projects (RW-166, RW-168); chats count under
+``projectKey: null``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any
+
+from hangar.device import Device
+from hangar.errors import NotFoundError, UsageError
+from hangar.executor.codex_control import CodexControl, locate_rollout
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.trash import now_iso
+
+MAX_TITLE_CHARS = 500
+STALE_MARKER_TTL_DAYS = 30
+STALE_MARKER_CAP = 2000
+
+
+@dataclass
+class Lifecycle:
+    """What the operations need: the index, this device and the Codex home."""
+
+    db: ExecutorDatabase
+    device: Device
+    codex_home: Path
+
+    def row(self, task_id: object) -> sqlite3.Row:
+        if not isinstance(task_id, str) or not task_id:
+            raise UsageError("localTaskId must be a non-empty string")
+        row = (
+            self.db.read()
+            .execute(
+                "SELECT * FROM local_tasks WHERE local_task_id = ? AND deleted_at IS NULL",
+                (task_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise NotFoundError(kind="task", key=task_id)
+        assert isinstance(row, sqlite3.Row)
+        return row
+
+    # -- rename -----------------------------------------------------------------------------
+    def rename(self, task_id: object, title: object, codex: CodexControl) -> dict[str, Any]:
+        row = self.row(task_id)
+        if not isinstance(title, str) or not title.strip():
+            raise UsageError("title must be a non-empty string")
+        name = " ".join(title.split())
+        if len(name) > MAX_TITLE_CHARS:
+            raise UsageError(f"title too long ({len(name)} characters, at most {MAX_TITLE_CHARS})")
+        via = "index"
+        thread = _thread_id(row)
+        if row["runtime"] == "codex" and thread:
+            done = codex.rename(thread, name, self.codex_home)
+            via = "codex-app-server" if not done.result.get("via") else "codex-session-index"
+        stamp = now_iso()
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET title_override = ?, updated_at = ? WHERE local_task_id = ?",
+                (name, stamp, row["local_task_id"]),
+            )
+        return {"localTaskId": row["local_task_id"], "title": name, "updatedAt": stamp, "via": via}
+
+    # -- archive ----------------------------------------------------------------------------
+    def set_archived(self, task_id: object, archived: bool, codex: CodexControl) -> dict[str, Any]:
+        row = self.row(task_id)
+        if archived and row["status"] == "running":
+            raise UsageError(f"task {row['local_task_id']} is running; stop it before archiving")
+        task = row["local_task_id"]
+        via = "index"
+        source = row["source_path"]
+        thread = _thread_id(row)
+        if row["runtime"] == "codex" and thread:
+            done = codex.archive(thread) if archived else codex.unarchive(thread)
+            if done.outcome == "missing_rollout":
+                self._hide_stale(row)
+                return {"localTaskId": task, "archived": False, "cleanupReason": "missing_rollout"}
+            if done.outcome == "done":
+                via = "codex-app-server"
+                moved = self._moved_rollout(source, archived, done.result)
+                source = str(moved) if moved else source
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET archived_override = ?, source_path = ?"
+                " WHERE local_task_id = ?",
+                (int(archived), source, task),
+            )
+        return {"localTaskId": task, "archived": archived, "via": via}
+
+    def _moved_rollout(
+        self, source: str | None, archived: bool, result: dict[str, Any]
+    ) -> Path | None:
+        thread = result.get("thread")
+        if not archived and isinstance(thread, dict) and isinstance(thread.get("path"), str):
+            return Path(thread["path"])
+        if not source:
+            return None
+        return locate_rollout(self.codex_home, PurePath(source).name, archived)
+
+    def _hide_stale(self, row: sqlite3.Row) -> None:
+        """RW-171: a deletion marker (TTL, capped) and a tombstone; never shown as archived."""
+        stamp = now_iso()
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO stale_thread_markers(runtime, session_key, created_at)"
+                " VALUES (?, ?, ?)",
+                (row["runtime"], row["session_key"], stamp),
+            )
+            conn.execute(
+                "DELETE FROM stale_thread_markers WHERE created_at <"
+                " strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
+                (f"-{STALE_MARKER_TTL_DAYS} days",),
+            )
+            conn.execute(
+                "DELETE FROM stale_thread_markers WHERE rowid NOT IN (SELECT rowid FROM"
+                " stale_thread_markers ORDER BY created_at DESC LIMIT ?)",
+                (STALE_MARKER_CAP,),
+            )
+            conn.execute(
+                "UPDATE local_tasks SET deleted_at = ?, missing = 1 WHERE local_task_id = ?",
+                (stamp, row["local_task_id"]),
+            )
+
+    def archive_where(self, codex: CodexControl, project_key: str | None) -> dict[str, Any]:
+        """Archive every unarchived, not running task (of one Project when ``project_key``)."""
+        sql = (
+            "SELECT local_task_id FROM local_tasks WHERE deleted_at IS NULL"
+            " AND coalesce(archived_override, archived) = 0 AND status != 'running'"
+        )
+        params: list[str] = []
+        if project_key is not None:
+            sql += " AND group_workspace_path = ? AND workspace_kind != 'chat'"
+            params.append(project_key)
+        ids = [r[0] for r in self.db.read().execute(sql, params)]
+        results = [self.set_archived(task_id, True, codex) for task_id in ids]
+        archived = [r["localTaskId"] for r in results if r.get("archived")]
+        stale = [r["localTaskId"] for r in results if r.get("cleanupReason")]
+        return {"archived": archived, "missingRollout": stale, "count": len(archived)}
+
+    # -- archived list ----------------------------------------------------------------------
+    def archived_list(self, project_key: str | None = None) -> dict[str, Any]:
+        rows = self.db.read().execute(
+            "SELECT * FROM local_tasks WHERE deleted_at IS NULL"
+            " AND coalesce(archived_override, archived) = 1"
+            " AND NOT EXISTS (SELECT 1 FROM stale_thread_markers m"
+            " WHERE m.runtime = local_tasks.runtime AND m.session_key = local_tasks.session_key)"
+            " ORDER BY updated_at DESC, local_task_id"
+        )
+        items = [self._item(row) for row in rows]
+        counts = Counter(item["projectKey"] for item in items)
+        groups = [
+            {"projectKey": key, "projectName": _project_name(key), "count": count}
+            for key, count in sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+        ]
+        if project_key is not None:
+            items = [i for i in items if i["projectKey"] == project_key]
+        return {"items": items, "projectGroups": groups, "total": len(items)}
+
+    def _item(self, row: sqlite3.Row) -> dict[str, Any]:
+        chat = row["workspace_kind"] == "chat"
+        key = None if chat else (row["group_workspace_path"] or row["workspace_path"] or None)
+        handle = _handle(row)
+        return {
+            "id": row["local_task_id"],
+            "localTaskId": row["local_task_id"],
+            "threadId": handle.get("threadId"),
+            "title": row["title_override"] or row["title"] or "(untitled)",
+            "projectKey": key,
+            "projectName": _project_name(key),
+            "workspacePath": row["workspace_path"],
+            "workspaceKind": row["workspace_kind"],
+            "deviceId": self.device.device_id,
+            "deviceName": self.device.name,
+            "runtime": row["runtime"],
+            "runtimeHandle": handle,
+            "source": "local",
+            "createdAt": row["created_at"],
+            "updatedAt": row["updated_at"],
+        }
+
+
+def _project_name(key: str | None) -> str:
+    return PurePath(key).name or key if key else "Conversations"
+
+
+def _handle(row: sqlite3.Row) -> dict[str, Any]:
+    try:
+        value = json.loads(row["runtime_handle"] or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _thread_id(row: sqlite3.Row) -> str | None:
+    value = _handle(row).get("threadId")
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,137 @@
+"""The per-executor helpers behind search, archive and delete, created on first use.
+
+:func:`services_for` attaches one :class:`TaskServices` to an
+:class:`~hangar.executor.service.Executor`: the search indexer (and its background worker),
+the delete worker (one thread, started with the first delete and on start-up when the queue
+has work), the trash location and the Codex app-server factory. ``codex_factory`` defaults to
+starting ``codex app-server`` from ``PATH`` when Codex is installed; tests set it to a process
+inside their sandbox.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hangar.agents.codex_appserver import CodexAppServer
+from hangar.executor.cleanup import ManagedRoots
+from hangar.executor.codex_control import AppServerFactory, CodexControl, default_codex_factory
+from hangar.executor.delete_worker import DeleteWorker
+from hangar.executor.search_index import IndexProgress, SearchIndexer
+from hangar.executor.task_lifecycle import Lifecycle
+from hangar.paths import agent_homes
+
+if TYPE_CHECKING:
+    from hangar.executor.service import Executor
+
+FOREGROUND_INDEX_BYTES = 16 * 1024 * 1024
+"""A search waits for indexing when less than this is pending; more runs in the background."""
+
+
+@dataclass
+class TaskServices:
+    executor: Executor
+    codex_factory: AppServerFactory | None = None
+    progress: IndexProgress = field(default_factory=IndexProgress)
+    indexing: bool = False
+
+    def __post_init__(self) -> None:
+        ex = self.executor
+        if self.codex_factory is None:
+            self.codex_factory = default_codex_factory()
+        self.indexer = SearchIndexer(ex.db, ex.stores)
+        self.paths = ex.settings.paths
+        self.trash_root: Path = self.paths.trash_dir
+        self.roots = ManagedRoots(self.paths.home)
+        self.lifecycle = Lifecycle(ex.db, ex.device, self.codex_home)
+        self.deleter = DeleteWorker(
+            ex.db, self.trash_root, self._codex_server, on_deleted=self.indexer.forget
+        )
+        self._index_lock = threading.Lock()
+        self._delete_started = False
+        self._background: threading.Thread | None = None
+
+    @property
+    def codex_home(self) -> Path:
+        store = self.executor.stores.get("codex")
+        return store.home.root if store is not None else agent_homes()["codex"].root
+
+    def codex(self) -> CodexControl:
+        return CodexControl(self.codex_factory)
+
+    def _codex_server(self) -> CodexAppServer | None:
+        return self.codex_factory() if self.codex_factory is not None else None
+
+    # -- search index ---------------------------------------------------------------------
+    def sync_index(self, report: object = None) -> IndexProgress:
+        """Refresh the task index, then index what changed (one sync at a time)."""
+        self.executor.refresh_index()
+        with self._index_lock:
+            self.indexing = True
+            try:
+                callback = report if callable(report) else None
+
+                def track(state: IndexProgress) -> None:
+                    self.progress = state
+                    if callback is not None:
+                        callback(state)
+
+                return self.indexer.sync(track)
+            finally:
+                self.indexing = False
+
+    def ensure_index(self) -> IndexProgress | None:
+        """Index now when little is pending; otherwise index in the background and return
+        the progress so far (the search then answers from what is already indexed)."""
+        self.executor.refresh_index()
+        if self.indexing:
+            return self.progress
+        pending = self.indexer.pending()
+        if not pending:
+            return None
+        size = sum(_size(row["source_path"]) for row in pending)
+        if size <= FOREGROUND_INDEX_BYTES:
+            self.sync_index()
+            return None
+        if self._background is None or not self._background.is_alive():
+            self._background = threading.Thread(
+                target=self.sync_index, name="hangar-search-index", daemon=True
+            )
+            self._background.start()
+        return self.progress
+
+    # -- deletes --------------------------------------------------------------------------
+    def wake_deleter(self) -> None:
+        if not self._delete_started:
+            self._delete_started = True
+            self.deleter.start()
+        self.deleter.wake()
+
+    def close(self) -> None:
+        if self._delete_started:
+            self.deleter.stop()
+
+
+def _size(path: str | None) -> int:
+    if not path:
+        return 0
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
+
+
+_SERVICES: weakref.WeakKeyDictionary[Executor, TaskServices] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def services_for(executor: Executor) -> TaskServices:
+    with _LOCK:
+        found = _SERVICES.get(executor)
+        if found is None:
+            found = TaskServices(executor)
+            _SERVICES[executor] = found
+        return found
