@@ -8,6 +8,7 @@ never shortened.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 OUTPUT_CAP_CHARS = 64 * 1024
@@ -76,6 +77,4 @@ def content_text(value: Any) -> str:
         for key in ("content", "output", "text", "stdout"):
             if key in value:
                 return content_text(value[key])
-    import json
-
     return json.dumps(value, ensure_ascii=False)

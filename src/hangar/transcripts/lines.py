@@ -56,20 +56,15 @@ class LineReader:
         with self.path.open("rb") as raw:
             pending: list[bytes] = []
             for chunk in self._chunks(raw):
-                start = 0
-                while True:
-                    newline = chunk.find(b"\n", start)
-                    if newline < 0:
-                        if start < len(chunk):
-                            pending.append(chunk[start:])
-                        break
-                    if pending:
-                        pending.append(chunk[start:newline])
-                        line = b"".join(pending)
-                        pending.clear()
-                    else:
-                        line = chunk[start:newline]
+                pieces = chunk.split(b"\n")
+                if pending:
+                    pending.append(pieces[0])
+                    pieces[0] = b"".join(pending)
+                    pending.clear()
+                tail = pieces.pop()
+                if tail:
+                    pending.append(tail)
+                for line in pieces:
                     self.end_offset += len(line) + 1
-                    start = newline + 1
-                    if line.strip():
+                    if line and not line.isspace():
                         yield line

@@ -1,0 +1,439 @@
+"""Transcript engine benchmark on generated ~61 MB Codex and Claude sessions.
+
+    python bench/transcripts.py --json [--mb 61]
+
+For each file (generated deterministically in a temp dir, deleted afterwards) it prints:
+``raw_parse_s`` (``json.loads`` of every line: the baseline), ``raw_parse_msgspec_s``,
+``first_page_s`` (cold open, limit 50), ``switch_s`` (cached, another page), ``append_s``
+(one appended line, then refresh), ``full_index_s`` (a full parse from scratch) and
+``peak_rss_mb`` of the child process that did the engine work (``getrusage(RUSAGE_CHILDREN)``
+read in an intermediate process right after that child ended), plus the targets as booleans.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = ["the", "build", "failed", "because", "a", "fixture", "path", "moved", "so", "update", "the", "loader", "and", "rerun", "tests", "parser", "engine", "cache", "offset", "signature", "turn", "message", "tool", "output", "reasoning", "summary"]
+
+
+def _text(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(words))
+
+
+def _output(rng: random.Random) -> str:
+    lines = rng.randint(3, 120) if rng.random() < 0.9 else rng.randint(400, 1500)
+    return "\n".join(f"{i:5d}  {_text(rng, rng.randint(4, 14))}" for i in range(lines))
+
+
+def codex_lines(rng: random.Random, turn: int) -> list[dict[str, object]]:
+    ts = f"2026-05-11T{turn // 3600 % 24:02d}:{turn // 60 % 60:02d}:{turn % 60:02d}.000Z"
+    tid = f"turn-{turn:06d}"
+    out: list[dict[str, object]] = [
+        {"timestamp": ts, "type": "event_msg", "payload": {"type": "task_started", "turn_id": tid}},
+        {
+            "timestamp": ts,
+            "type": "turn_context",
+            "payload": {"turn_id": tid, "cwd": "/w/p", "model": "gpt-5"},
+        },
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "<environment_context><cwd>/w/p</cwd></environment_context>",
+                    }
+                ],
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": _text(rng, 30)}],
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "", "images": []},
+        },
+    ]
+    for call in range(rng.randint(1, 6)):
+        cid = f"call_{turn}_{call}"
+        out.append(
+            {
+                "timestamp": ts,
+                "type": "response_item",
+                "payload": {
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": _text(rng, 40)}],
+                    "encrypted_content": "gAAA" + "x" * rng.randint(500, 3000),
+                },
+            }
+        )
+        out.append(
+            {
+                "timestamp": ts,
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "call_id": cid,
+                    "arguments": json.dumps({"cmd": "rg --files | head", "workdir": "/w/p"}),
+                },
+            }
+        )
+        output = _output(rng)
+        out.append(
+            {
+                "timestamp": ts,
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": cid,
+                    "output": "Process exited with code 0\nOutput:\n" + output,
+                },
+            }
+        )
+        out.append(
+            {
+                "timestamp": ts,
+                "type": "event_msg",
+                "payload": {
+                    "type": "exec_command_end",
+                    "call_id": cid,
+                    "exit_code": 0,
+                    "stdout": output,
+                    "aggregated_output": output,
+                    "duration": {"secs": 1, "nanos": 5},
+                },
+            }
+        )
+        out.append(
+            {
+                "timestamp": ts,
+                "type": "event_msg",
+                "payload": {
+                    "type": "token_count",
+                    "info": {
+                        "total_token_usage": {"total_tokens": 1000 * turn},
+                        "last_token_usage": {
+                            "input_tokens": 900,
+                            "output_tokens": 100,
+                            "total_tokens": 1000,
+                        },
+                    },
+                },
+            }
+        )
+    if turn % 7 == 0:
+        plan = {
+            "plan": [
+                {"step": _text(rng, 5), "status": "completed"},
+                {"step": _text(rng, 5), "status": "in_progress"},
+            ]
+        }
+        out.append(
+            {
+                "timestamp": ts,
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "update_plan",
+                    "call_id": f"plan_{turn}",
+                    "arguments": json.dumps(plan),
+                },
+            }
+        )
+    answer = _text(rng, 80)
+    out.append(
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {"type": "agent_message", "message": answer},
+        }
+    )
+    out.append(
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": answer}],
+            },
+        }
+    )
+    out.append(
+        {"timestamp": ts, "type": "event_msg", "payload": {"type": "task_complete", "turn_id": tid}}
+    )
+    return out  # fmt: skip
+
+
+def claude_lines(rng: random.Random, turn: int) -> list[dict[str, object]]:
+    ts = f"2026-05-11T{turn // 3600 % 24:02d}:{turn // 60 % 60:02d}:{turn % 60:02d}.000Z"
+    base = {
+        "sessionId": "bench",
+        "cwd": "/w/p",
+        "isSidechain": False,
+        "timestamp": ts,
+        "version": "2.1.0",
+    }
+    out: list[dict[str, object]] = [
+        {
+            **base,
+            "type": "user",
+            "uuid": f"u{turn}",
+            "message": {"role": "user", "content": _text(rng, 30)},
+        },
+    ]
+    for call in range(rng.randint(1, 6)):
+        mid, tid = f"msg_{turn}_{call}", f"toolu_{turn}_{call}"
+        out.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"a{turn}.{call}",
+                "requestId": "r",
+                "message": {
+                    "id": mid,
+                    "role": "assistant",
+                    "model": "claude-x",
+                    "content": [
+                        {"type": "thinking", "thinking": _text(rng, 40), "signature": "s" * 400}
+                    ],
+                    "usage": {"input_tokens": 10, "output_tokens": 20},
+                },
+            }
+        )
+        out.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"b{turn}.{call}",
+                "requestId": "r",
+                "message": {
+                    "id": mid,
+                    "role": "assistant",
+                    "model": "claude-x",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": tid,
+                            "name": "Bash",
+                            "input": {"command": "ls -la"},
+                        }
+                    ],
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": 10, "output_tokens": 20},
+                },
+            }
+        )
+        output = _output(rng)
+        out.append(
+            {
+                **base,
+                "type": "user",
+                "uuid": f"r{turn}.{call}",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": tid, "content": output}],
+                },
+                "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False},
+            }
+        )
+    if turn % 7 == 0:
+        todos = {"todos": [{"content": _text(rng, 5), "status": "completed", "activeForm": "x"}]}
+        out.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"t{turn}",
+                "message": {
+                    "id": f"todo{turn}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"todo{turn}",
+                            "name": "TodoWrite",
+                            "input": todos,
+                        }
+                    ],
+                },
+            }
+        )
+    out.append(
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"f{turn}",
+            "message": {
+                "id": f"fin{turn}",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": _text(rng, 80)}],
+                "stop_reason": "end_turn",
+            },
+        }
+    )
+    out.append(
+        {
+            "type": "file-history-snapshot",
+            "messageId": f"u{turn}",
+            "snapshot": {"trackedFileBackups": {}},
+        }
+    )
+    return out  # fmt: skip
+
+
+def generate(path: Path, kind: str, megabytes: float) -> None:
+    rng = random.Random(20261130)
+    target = int(megabytes * 1024 * 1024)
+    make = codex_lines if kind == "codex" else claude_lines
+    size = 0
+    with path.open("wb") as handle:
+        if kind == "codex":
+            meta = {"timestamp": "2026-05-11T00:00:00Z", "type": "session_meta",
+                    "payload": {"id": "bench", "cwd": "/w/p", "cli_version": "0.171.0"}}  # fmt: skip
+            size += handle.write(json.dumps(meta).encode() + b"\n")
+        turn = 0
+        result["peak_rss_mb"] = (
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        )
+            turn += 1
+            for record in make(rng, turn):
+                size += handle.write(json.dumps(record).encode() + b"\n")
+
+
+def appended_line(kind: str) -> bytes:
+    if kind == "codex":
+        record: dict[str, object] = {"timestamp": "2026-05-12T00:00:00Z", "type": "event_msg",
+                  "payload": {"type": "agent_message", "message": "one more line"}}  # fmt: skip
+    else:
+        record = {"type": "assistant", "sessionId": "bench", "timestamp": "2026-05-12T00:00:00Z",
+                  "message": {"id": "late", "role": "assistant", "content": [
+                      {"type": "text", "text": "one more line"}]}}  # fmt: skip
+    return json.dumps(record).encode() + b"\n"
+
+
+def child_raw(path: Path) -> dict[str, float]:
+    import msgspec
+
+    start = time.perf_counter()
+    with path.open("rb") as handle:
+        for line in handle:
+            json.loads(line)
+    raw = time.perf_counter() - start
+    decoder = msgspec.json.Decoder()
+    start = time.perf_counter()
+    with path.open("rb") as handle:
+        for line in handle:
+            decoder.decode(line)
+    return {"raw_parse_s": raw, "raw_parse_msgspec_s": time.perf_counter() - start}
+
+
+def child_engine(path: Path, kind: str) -> dict[str, float]:
+    from hangar.agents.base import SessionSource
+    from hangar.agents.registry import store_classes
+    from hangar.paths import AgentHome
+    from hangar.transcripts.engine import TranscriptEngine
+    from hangar.transcripts.paging import page
+
+    store = store_classes()[kind](AgentHome(kind, path.parent, None))
+    source = SessionSource(kind, "bench", path, {})
+    engine = TranscriptEngine(capacity=4)
+    start = time.perf_counter()
+    entry = engine.read("bench", store, source)
+    first = page(entry.messages, limit=50)
+    first_page = time.perf_counter() - start
+    start = time.perf_counter()
+    entry = engine.read("bench", store, source, refresh=False)
+    page(entry.messages, limit=50, before_cursor=first.before_cursor)
+    switch = time.perf_counter() - start
+    with path.open("ab") as handle:
+        handle.write(appended_line(kind))
+    start = time.perf_counter()
+    entry = engine.read("bench", store, source)
+    page(entry.messages, limit=50)
+    append = time.perf_counter() - start
+    assert engine.stats.appends == 1, engine.stats
+    engine.forget("bench")
+    start = time.perf_counter()
+    entry = engine.read("bench", store, source)
+    full = time.perf_counter() - start
+    return {
+        "first_page_s": first_page,
+        "switch_s": switch,
+        "append_s": append,
+        "full_index_s": full,
+        "messages": len(entry.messages),
+    }
+
+
+def _run_child(args: list[str]) -> dict[str, float]:
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, check=True)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def measure(path: Path, kind: str) -> dict[str, object]:
+    raw = _run_child(["--child-raw", str(path)])
+    # An intermediate process runs the engine child, so RUSAGE_CHILDREN sees only that child.
+    engine = _run_child(["--child-measure", str(path), kind])
+    result: dict[str, object] = {"file_mb": round(path.stat().st_size / 2**20, 1), **raw, **engine}
+    rss = float(engine["peak_rss_mb"])
+    result["targets"] = {
+        "first_page_le_raw": engine["first_page_s"] <= raw["raw_parse_s"],
+        "append_le_2pct_raw_and_20ms": engine["append_s"] <= min(0.02 * raw["raw_parse_s"], 0.02),
+        "switch_le_5ms": engine["switch_s"] <= 0.005,
+        "peak_rss_le_3x_file": rss <= 3 * path.stat().st_size / 2**20,
+    }
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--mb", type=float, default=61.0)
+    parser.add_argument("--child-raw")
+    parser.add_argument("--child-engine", nargs=2)
+    parser.add_argument("--child-measure", nargs=2)
+    args = parser.parse_args()
+    if args.child_raw:
+        print(json.dumps(child_raw(Path(args.child_raw))))
+        return
+    if args.child_engine:
+        print(json.dumps(child_engine(Path(args.child_engine[0]), args.child_engine[1])))
+        return
+    if args.child_measure:
+        result = _run_child(["--child-engine", *args.child_measure])
+        result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(json.dumps(result))
+        return
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="hangar-bench-") as folder:
+        for kind in ("codex", "claude"):
+            path = Path(folder) / f"{kind}.jsonl"
+            generate(path, kind, args.mb)
+            results[kind] = measure(path, kind)
+            path.unlink()
+    print(json.dumps(results, indent=2 if not args.json else None))
+
+
+if __name__ == "__main__":
+    main()
