@@ -1,0 +1,146 @@
+"""Runtime-work routes over the real in-process executor and real Claude session files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from .sessions import ClaudeSession, sample_home
+
+
+@pytest.fixture
+def sessions(isolated_home: Path) -> dict[str, ClaudeSession]:
+    made = sample_home(isolated_home)
+    chat = ClaudeSession(
+        isolated_home,
+        "44444444-dddd-4ddd-8ddd-000000000004",
+        "/home/u/Documents/Codex/2026-11-20/chat",
+    )
+    chat.user("Just a chat").assistant("Chatting.")
+    made["chat"] = chat
+    return made
+
+
+def view(client: TestClient) -> dict[str, Any]:
+    response = client.get("/api/runtime-work")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def task_titled(body: dict[str, Any], prefix: str) -> dict[str, Any]:
+    tasks = [t for p in body["projects"] for t in p["tasks"]] + body["conversations"]
+    return next(t for t in tasks if t["title"].startswith(prefix))
+
+
+def test_list_groups_projects_worktrees_and_conversations(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    """RW-004/005/006/009/014/015/036/037/038/040/041/319/320/321: light grouping, no hub table."""
+    body = view(client)
+    assert body["errors"] == []
+    assert len(body["devices"]) == 1
+    projects = {p["name"]: p for p in body["projects"]}
+    assert set(projects) == {"alpha", "beta"}
+    alpha = projects["alpha"]
+    assert alpha["workspacePath"] == "/work/projects/alpha"
+    titles = [t["title"] for t in alpha["tasks"]]
+    assert titles == ["Work on feature x", "Set up the project"]  # newest first
+    worktree = alpha["tasks"][0]
+    assert worktree["workspaceKind"] == "worktree"
+    assert worktree["worktreeId"] == "feature-x"
+    assert worktree["workspacePath"].endswith("/.claude/worktrees/feature-x")
+    assert worktree["groupWorkspacePath"] == "/work/projects/alpha"
+    assert alpha["tasks"][1]["workspaceKind"] == "workspace"
+    assert [t["title"] for t in body["conversations"]] == ["Just a chat"]
+    every = [t for p in body["projects"] for t in p["tasks"]] + body["conversations"]
+    assert all(t["deviceId"] and t["localTaskId"] for t in every)
+
+
+def test_a_single_device_shows_no_address(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    """RW-045: with one device no IP/host follows the project names."""
+    body = view(client)
+    assert [d["label"] for d in body["devices"]] == [None]
+    assert all(p["deviceLabel"] is None for p in body["projects"])
+
+
+def test_conversations_are_present_even_when_empty(client: TestClient) -> None:
+    """RW-322: the Conversations group is always in the answer."""
+    body = view(client)
+    assert body["conversations"] == []
+    assert body["projects"] == []
+
+
+def test_transcript_pages_upward_to_the_start(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    """RW-062/063/075: open by deviceId + localTaskId, then page with beforeCursor."""
+    task = task_titled(view(client), "Set up")
+    address = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
+    first = client.post("/api/runtime-work/transcript", json={**address, "limit": 50}).json()
+    assert first["deviceId"] == task["deviceId"]
+    assert first["task"]["localTaskId"] == task["localTaskId"]
+    assert first["hasMore"] is True
+    assert first["messages"][-1]["content"] == "Found the zebra."
+    assert first["checklist"]["items"][1] == {"content": "Write the tests", "status": "in_progress"}
+    seen = [m["index"] for m in first["messages"]]
+    cursor = first["beforeCursor"]
+    while cursor:
+        page = client.post(
+            "/api/runtime-work/transcript", json={**address, "limit": 50, "beforeCursor": cursor}
+        ).json()
+        seen = [m["index"] for m in page["messages"]] + seen
+        cursor = page.get("beforeCursor")
+    assert seen == list(range(first["totalMessages"]))
+
+
+def test_opening_a_task_never_moves_its_update_time(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    """RW-032/033/034: reading is read-only."""
+    before = task_titled(view(client), "Say hello")
+    address = {"deviceId": before["deviceId"], "localTaskId": before["localTaskId"]}
+    client.post("/api/runtime-work/transcript", json={**address, "refresh": True})
+    after = task_titled(view(client), "Say hello")
+    assert after["updatedAt"] == before["updatedAt"]
+
+
+def test_an_appended_message_shows_on_the_next_read(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    """RW-076/077: the next read sees what the agent appended."""
+    task = task_titled(view(client), "Say hello")
+    address = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
+    before = client.post("/api/runtime-work/transcript", json=address).json()
+    sessions["short"].user("One more?").assistant("Yes, one more.")
+    after = client.post("/api/runtime-work/transcript", json={**address, "refresh": True}).json()
+    assert after["totalMessages"] == before["totalMessages"] + 2
+    assert after["messages"][-1]["content"] == "Yes, one more."
+
+
+def test_transcript_of_an_unknown_task_is_404(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    device = view(client)["devices"][0]["deviceId"]
+    response = client.post(
+        "/api/runtime-work/transcript", json={"deviceId": device, "localTaskId": "nope"}
+    )
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_bad_paging_input_is_a_clear_4xx(
+    client: TestClient, sessions: dict[str, ClaudeSession]
+) -> None:
+    task = task_titled(view(client), "Say hello")
+    address = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
+    bad_cursor = client.post("/api/runtime-work/transcript", json={**address, "beforeCursor": "!!"})
+    assert bad_cursor.status_code == 400
+    assert (
+        client.post("/api/runtime-work/transcript", json={**address, "limit": 0}).status_code == 422
+    )
