@@ -22,7 +22,34 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = ["the", "build", "failed", "because", "a", "fixture", "path", "moved", "so", "update", "the", "loader", "and", "rerun", "tests", "parser", "engine", "cache", "offset", "signature", "turn", "message", "tool", "output", "reasoning", "summary"]
+WORDS = [
+    "the",
+    "build",
+    "failed",
+    "because",
+    "a",
+    "fixture",
+    "path",
+    "moved",
+    "so",
+    "update",
+    "the",
+    "loader",
+    "and",
+    "rerun",
+    "tests",
+    "parser",
+    "engine",
+    "cache",
+    "offset",
+    "signature",
+    "turn",
+    "message",
+    "tool",
+    "output",
+    "reasoning",
+    "summary",
+]
 
 
 def _text(rng: random.Random, words: int) -> str:
@@ -313,9 +340,7 @@ def generate(path: Path, kind: str, megabytes: float) -> None:
                     "payload": {"id": "bench", "cwd": "/w/p", "cli_version": "0.171.0"}}  # fmt: skip
             size += handle.write(json.dumps(meta).encode() + b"\n")
         turn = 0
-        result["peak_rss_mb"] = (
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        )
+        while size < target:
             turn += 1
             for record in make(rng, turn):
                 size += handle.write(json.dumps(record).encode() + b"\n")
