@@ -336,8 +336,8 @@ def generate(path: Path, kind: str, megabytes: float) -> None:
     size = 0
     with path.open("wb") as handle:
         if kind == "codex":
-            meta = {"timestamp": "2026-05-11T00:00:00Z", "type": "session_meta",
-                    "payload": {"id": "bench", "cwd": "/w/p", "cli_version": "0.171.0"}}  # fmt: skip
+            payload = {"id": "bench", "cwd": "/w/p", "cli_version": "0.171.0"}
+            meta = {"timestamp": "2026-05-11T00:00:00Z", "type": "session_meta", "payload": payload}
             size += handle.write(json.dumps(meta).encode() + b"\n")
         turn = 0
         while size < target:
