@@ -147,7 +147,11 @@ def plan(db: ExecutorDatabase, roots: ManagedRoots, payload: object) -> dict[str
     ids = _item_ids(payload)
     conn = db.read()
     projects = {
-        r[0] for r in conn.execute("SELECT DISTINCT group_workspace_path FROM local_tasks") if r[0]
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT group_workspace_path FROM local_tasks WHERE workspace_kind != 'chat'"
+        )
+        if r[0]
     } | {
         r[0]
         for r in conn.execute(

@@ -129,6 +129,8 @@ class DeleteWorker:
         self._codex_has_delete = True
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._signal_lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def next_item(self) -> sqlite3.Row | None:
@@ -234,7 +236,13 @@ class DeleteWorker:
         self._thread.start()
 
     def wake(self) -> None:
-        self._wake.set()
+        with self._signal_lock:
+            self._idle.clear()
+            self._wake.set()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until the background thread has found the queue empty after the last wake."""
+        return self._idle.wait(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
         self._stop.set()
@@ -244,9 +252,12 @@ class DeleteWorker:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            self.drain()
-            self._wake.wait(60)
             self._wake.clear()
+            self.drain()
+            with self._signal_lock:
+                if not self._wake.is_set():
+                    self._idle.set()
+            self._wake.wait(60)
 
 
 def _thread_id(row: sqlite3.Row) -> str | None:
