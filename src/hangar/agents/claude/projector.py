@@ -18,15 +18,14 @@ from typing import Any
 import msgspec
 
 from hangar.agents.base import SessionSummary
+from hangar.agents.checklist_rules import ChecklistLedger
+from hangar.agents.checklists import from_claude_todowrite
 from hangar.agents.claude import records as r
 from hangar.agents.claude.prompts import INTERRUPTED, user_content
-from hangar.agents.claude.tools import checklist_from_todos
 from hangar.agents.claude.turns import ClaudeTurn
 from hangar.agents.projection import TurnProjector
 from hangar.agents.tool_output import cap_output, content_text, tool_kind
 from hangar.model import (
-    Checklist,
-    ChecklistBlock,
     CompactionBlock,
     ContextUsage,
     ImageBlock,
@@ -41,19 +40,14 @@ from hangar.model import (
 ChildLoader = Callable[[str, Any], list[Message] | None]
 
 
-def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
+def _usage(raw: r.TokenUsage | None) -> Usage | None:
+    if raw is None:
         return None
-
-    def number(key: str) -> int:
-        value = raw.get(key)
-        return value if isinstance(value, int) else 0
-
     return Usage(
-        input_tokens=number("input_tokens"),
-        output_tokens=number("output_tokens"),
-        cache_read_tokens=number("cache_read_input_tokens"),
-        cache_write_tokens=number("cache_creation_input_tokens"),
+        input_tokens=raw.input_tokens,
+        output_tokens=raw.output_tokens,
+        cache_read_tokens=raw.cache_read_input_tokens,
+        cache_write_tokens=raw.cache_creation_input_tokens,
     )
 
 
@@ -69,7 +63,7 @@ class ClaudeProjector(TurnProjector):
         self.titles: dict[str, str] = {}
         self.model: str | None = None
         self.context_usage: ContextUsage | None = None
-        self.checklist: tuple[int, ChecklistBlock] | None = None
+        self.checklists = ChecklistLedger()
         self.calls: dict[str, tuple[int, ToolBlock]] = {}
 
     def _turn(self) -> ClaudeTurn:
@@ -83,7 +77,7 @@ class ClaudeProjector(TurnProjector):
 
     def feed(self, line: bytes) -> None:
         try:
-            record = r.LINE.decode(line)
+            record = r.decode_line(line)
         except msgspec.ValidationError:
             self.skip("invalid_record")
             return
@@ -126,7 +120,7 @@ class ClaudeProjector(TurnProjector):
             return
         prompt, attachments, results = user_content(content)
         if results:
-            self._tool_results(results, r.raw_value(record.tool_use_result))
+            self._tool_results(results, r.tool_use_result(record.tool_use_result))
             return
         if isinstance(content, str | list) and INTERRUPTED in content_text(content)[:64]:
             if self.turns:
@@ -141,24 +135,26 @@ class ClaudeProjector(TurnProjector):
         turn.prompt_at = timestamp
         self.touch(self.add_turn(turn))
 
-    def _tool_results(self, results: list[dict[str, Any]], tool_use_result: Any) -> None:
+    def _tool_results(
+        self, results: list[r.ContentBlock], tool_use_result: r.ToolUseResult | None
+    ) -> None:
         for result in results:
-            tool_use_id = result.get("tool_use_id")
+            tool_use_id = result.tool_use_id
             found = self.calls.get(tool_use_id) if isinstance(tool_use_id, str) else None
             if found is None:
                 self.skip("orphan_tool_result")
                 continue
             position, block = found
             self.touch(position)
-            shown, truncated = cap_output(content_text(result.get("content")))
+            shown, truncated = cap_output(content_text(result.content))
             block.output, block.truncated = shown, truncated
-            block.is_error = result.get("is_error") is True
+            block.is_error = result.is_error is True
             block.status = "failed" if block.is_error else "done"
-            if isinstance(tool_use_result, dict):
-                duration = tool_use_result.get("totalDurationMs")
+            if tool_use_result is not None:
+                duration = tool_use_result.total_duration_ms
                 if isinstance(duration, int):
                     block.duration_ms = duration
-                agent_id = tool_use_result.get("agentId")
+                agent_id = tool_use_result.agent_id
                 if isinstance(agent_id, str) and self.load_child is not None:
                     block.children = self.load_child(agent_id, block.input)
 
@@ -187,53 +183,52 @@ class ClaudeProjector(TurnProjector):
             return
         content = message.content
         if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict):
-                self._assistant_block(turn, position, message_id, block)
+            content = [r.ContentBlock(type="text", text=content)]
+        for block in content or []:
+            self._assistant_block(turn, position, message_id, block)
 
     def _assistant_block(
-        self, turn: ClaudeTurn, position: int, message_id: str, block: dict[str, Any]
+        self, turn: ClaudeTurn, position: int, message_id: str, block: r.ContentBlock
     ) -> None:
-        kind = block.get("type")
+        kind = block.type
         if kind == "tool_use":
-            key = (kind, str(block.get("id") or len(turn.blocks)))
+            key = (kind, str(block.id or len(turn.blocks)))
         else:
-            text = block.get("text") or block.get("thinking") or block.get("data") or ""
+            text = block.text or block.thinking or block.data or ""
             key = (f"{message_id}:{kind}", str(text)[:256])
         if key in turn.block_keys:
             return
         turn.block_keys.add(key)
-        if kind == "text" and isinstance(block.get("text"), str):
-            turn.blocks.append(TextBlock(block["text"]))
+        if kind == "text" and isinstance(block.text, str):
+            turn.blocks.append(TextBlock(block.text))
         elif kind == "thinking":
-            turn.blocks.append(ThinkingBlock(str(block.get("thinking") or "")))
+            turn.blocks.append(ThinkingBlock(str(block.thinking or "")))
         elif kind == "redacted_thinking":
             turn.blocks.append(ThinkingBlock("", redacted=True))
         elif kind == "tool_use":
             self._tool_use(turn, position, block)
         elif kind == "image":
-            source = block.get("source")
-            source = source if isinstance(source, dict) else {}
+            source = block.source if isinstance(block.source, dict) else {}
             data, media = source.get("data"), source.get("media_type") or "image/png"
             payload = f"data:{media};base64,{data}" if isinstance(data, str) else None
             turn.blocks.append(ImageBlock(render_payload=payload, mime_type=media))
         else:
             self.skip(f"block.{kind}")
 
-    def _tool_use(self, turn: ClaudeTurn, position: int, block: dict[str, Any]) -> None:
-        name = str(block.get("name") or "tool")
-        tool_id = str(block.get("id") or f"{turn.turn_id}:tool:{len(turn.blocks)}")
-        tool_input = block.get("input")
+    def _tool_use(self, turn: ClaudeTurn, position: int, block: r.ContentBlock) -> None:
+        name = str(block.name or "tool")
+        tool_id = str(block.id or f"{turn.turn_id}:tool:{len(turn.blocks)}")
+        tool_input = block.input
         tool = ToolBlock(tool_id, name, tool_input, status="running", kind=tool_kind(name))
         turn.blocks.append(tool)
         self.calls[tool_id] = (position, tool)
         if name == "TodoWrite":
-            checklist = checklist_from_todos(tool_input)
+            # Sub-agents' TodoWrite calls are in their own files and own projectors (CL-036).
+            checklist = self.checklists.offer(
+                position, from_claude_todowrite(tool_input), key=tool_id
+            )
             if checklist is not None:
                 turn.blocks.append(checklist)
-                if self.checklist is None or self.checklist[0] <= position:
-                    self.checklist = (position, checklist)
         elif name == "ExitPlanMode" and isinstance(tool_input, dict):
             plan = tool_input.get("plan")
             if isinstance(plan, str):
@@ -259,10 +254,7 @@ class ClaudeProjector(TurnProjector):
         status = "done"
         if isinstance(last, ClaudeTurn):
             status = {"streaming": "running"}.get(last.status(True), last.status(True))
-        checklist = None
-        if self.checklist is not None:
-            block = self.checklist[1]
-            checklist = Checklist(source=block.source, items=tuple(block.items))
+        checklist = self.checklists.current(len(self.turns) - 1 if self.turns else None)
         return SessionSummary(
             title=title,
             workspace_path=self.cwd,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hangar.agents.claude.records import ContentBlock, normalize_blocks
 from hangar.model import Attachment
 
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
@@ -38,26 +39,26 @@ def prompt_text(text: str) -> str | None:
     return stripped or None
 
 
-def user_content(content: Any) -> tuple[str | None, list[Attachment], list[dict[str, Any]]]:
-    """``(prompt, attachments, tool_results)`` of a user message's content."""
+def user_content(content: Any) -> tuple[str | None, list[Attachment], list[ContentBlock]]:
+    """``(prompt, attachments, tool_results)`` of a user message's content (typed blocks or
+    raw dicts)."""
     if isinstance(content, str):
         return prompt_text(content), [], []
+    if isinstance(content, list) and any(isinstance(b, dict | str) for b in content):
+        content = normalize_blocks(content)
     texts: list[str] = []
     attachments: list[Attachment] = []
-    results: list[dict[str, Any]] = []
+    results: list[ContentBlock] = []
     for block in content if isinstance(content, list) else []:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
+        kind = block.type
         if kind == "tool_result":
             results.append(block)
-        elif kind == "text" and isinstance(block.get("text"), str):
-            shown = prompt_text(block["text"])
+        elif kind == "text" and isinstance(block.text, str):
+            shown = prompt_text(block.text)
             if shown:
                 texts.append(shown)
         elif kind == "image":
-            source = block.get("source")
-            source = source if isinstance(source, dict) else {}
+            source = block.source if isinstance(block.source, dict) else {}
             attachments.append(Attachment(name="image", mime_type=source.get("media_type")))
     if results:
         return None, [], results
