@@ -12,7 +12,10 @@ import click
 
 from hangar import __version__
 from hangar.cli.info import paths_command, status_command, version_command
+from hangar.cli.claude_session_hook import claude_session_hook_command
 from hangar.cli.issues import issue_group
+from hangar.cli.local_run import local_run_group
+from hangar.cli.run import run_command
 from hangar.cli.serve import serve_command
 from hangar.cli.tasks import tasks_group
 from hangar.errors import HangarError, UsageError
@@ -43,6 +46,9 @@ cli.add_command(status_command)
 cli.add_command(serve_command)
 cli.add_command(issue_group)
 cli.add_command(tasks_group)
+cli.add_command(run_command)
+cli.add_command(local_run_group)
+cli.add_command(claude_session_hook_command)
 
 
 def main() -> None:

@@ -9,16 +9,14 @@ request cannot help). ``post_message`` returns ``True`` when the hub stored a ne
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 import httpx
 
 from hangar.errors import HangarError
+from hangar.hub_client import hub_location
 from hangar.paths import Env
-from hangar.settings import load_settings
 
 
 @dataclass(eq=False)
@@ -67,20 +65,9 @@ class HubAddress:
 
 
 def resolve_hub(environ: Env | None = None) -> HubAddress:
-    """``HANGAR_SERVER_URL``/``HANGAR_TOKEN``, else the ``hangar serve`` of this ``HANGAR_HOME``."""
-    env: Mapping[str, str] = os.environ if environ is None else environ
-    settings = load_settings(env)
-    url = env.get("HANGAR_SERVER_URL") or settings.server_url
-    if not url:
-        url = f"http://{settings.host}:{settings.port}"
-    token = env.get("HANGAR_TOKEN", "").strip()
-    if not token:
-        token_file = settings.paths.token_file
-        try:
-            token = token_file.read_text("utf-8").strip()
-        except OSError:
-            token = ""
-    return HubAddress(url.rstrip("/"), token)
+    """Where the hub is (see :func:`hangar.hub_client.hub_location`)."""
+    url, token = hub_location(environ)
+    return HubAddress(url, token)
 
 
 _TRANSIENT = frozenset({408, 425, 429, 500, 502, 503, 504})
