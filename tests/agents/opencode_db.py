@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,32 @@ class OpenCodeWriter:
 
     def text(self, session: str, message: str, text: str) -> str:
         return self.part(session, message, {"type": "text", "text": text})
+
+
+def write_turns(path: Path, session: str, turns: int) -> list[float]:
+    """Commit ``turns`` request/reply pairs as a separate writer would, each in one short
+    ``BEGIN IMMEDIATE`` transaction with no busy timeout (a lock fails at once); return the
+    seconds each transaction took."""
+    writer = OpenCodeWriter.__new__(OpenCodeWriter)
+    writer.path, writer.clock, writer.seq = path, T0 + 60_000, 0
+    writer.conn = sqlite3.connect(path, isolation_level=None)
+    writer.conn.execute("PRAGMA busy_timeout = 0")
+    latencies: list[float] = []
+    for n in range(turns):
+        started = time.perf_counter()
+        writer.conn.execute("BEGIN IMMEDIATE")
+        user = writer.user(session, f"turn {n}")
+        reply = writer.assistant(session, user)
+        writer.todowrite(session, reply, [todo(f"item {n}")])
+        writer.text(session, reply, "x" * 2000)
+        writer.conn.execute("COMMIT")
+        latencies.append(time.perf_counter() - started)
+    writer.conn.close()
+    return latencies
+
+
+if __name__ == "__main__":
+    import sys
+
+    out = write_turns(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
+    print(json.dumps(out))

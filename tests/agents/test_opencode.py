@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-import time
+import json
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from hangar.agents.base import LoadedSession, SessionSource
@@ -167,60 +169,43 @@ def test_todo_table_is_used_only_when_no_tool_input_is_readable(tmp_path: Path) 
 
 
 def test_reading_never_blocks_a_live_writer(tmp_path: Path) -> None:
-    """The reader opens the WAL database read-only in short transactions: a writer that
-    commits turn after turn meanwhile is never blocked, the reader never errors, and once
-    a read returns the writer can checkpoint (no read transaction is left open)."""
+    """The reader opens the WAL database read-only in short transactions: a writer process
+    committing turn after turn with no busy timeout (a lock would fail at once) is never
+    refused or made to wait, the reader never errors and sees the session grow, and at the
+    end the writer can checkpoint the whole WAL (no read transaction is left open)."""
     db = OpenCodeWriter(tmp_path / "opencode.db")
     sid = db.session()
     db.close()
-    writer = OpenCodeWriter.__new__(OpenCodeWriter)
-    writer.path, writer.clock, writer.seq = tmp_path / "opencode.db", 1796017800000, 0
-    import sqlite3
-
-    writer.conn = sqlite3.connect(writer.path, isolation_level=None, check_same_thread=False)
-    writer.conn.execute("PRAGMA busy_timeout = 0")  # a lock would fail at once, not wait
     turns = 150
-    latencies: list[float] = []
-    errors: list[BaseException] = []
-    done = threading.Event()
-
-    def write() -> None:
-        try:
-            for n in range(turns):
-                started = time.perf_counter()
-                writer.conn.execute("BEGIN IMMEDIATE")
-                user = writer.user(sid, f"turn {n}")
-                reply = writer.assistant(sid, user)
-                writer.todowrite(sid, reply, [todo(f"item {n}")])
-                writer.text(sid, reply, "x" * 2000)
-                writer.conn.execute("COMMIT")
-                latencies.append(time.perf_counter() - started)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            done.set()
-
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("opencode_db.py")),
+            str(tmp_path / "opencode.db"),
+            sid,
+            str(turns),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     store = _store(tmp_path)
-    thread = threading.Thread(target=write)
-    thread.start()
-    reads = 0
     counts: list[int] = []
-    while not done.is_set() or reads == 0:
+    while writer.poll() is None or not counts:
         source: SessionSource = next(iter(store.discover()))
-        loaded = store.load(source)
-        counts.append(len(loaded.messages))
-        reads += 1
-    thread.join()
-    assert errors == []
-    assert reads > 1 and counts == sorted(counts)
-    assert max(latencies) < 0.5, "the writer was never made to wait for the reader"
-    busy, _, _ = writer.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    assert busy == 0, "no read transaction is left open"
+        counts.append(len(store.load(source).messages))
+    out, err = writer.communicate()
+    assert writer.returncode == 0, err.decode()
+    latencies = json.loads(out)
+    assert len(counts) > 1 and counts == sorted(counts)
+    assert max(latencies) < 1.0, "the writer was never made to wait for the reader"
     final = store.load(next(iter(store.discover())))
+    checker = sqlite3.connect(tmp_path / "opencode.db")
+    busy, _, _ = checker.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    checker.close()
+    assert busy == 0, "no read transaction or lock is left behind by the reader"
     assert len(final.messages) == 2 * turns
     assert final.summary.checklist is not None
     assert final.summary.checklist.items[0].content == f"item {turns - 1}"
-    writer.conn.close()
 
 
 def test_a_corrupt_database_is_counted_not_raised(tmp_path: Path) -> None:

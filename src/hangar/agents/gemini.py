@@ -81,11 +81,14 @@ class _Projection:
 
     def _replay_from(self, pos: int) -> None:
         start = self.turn_start[pos] if pos < len(self.turn_start) else pos
+        if start < pos and _kind(self.records[start]) == "user":
+            # Keep the request's user message; only its reply is rebuilt.
+            start += 1
         self.log.truncate(
             self.before[start] if start < len(self.before) else len(self.log.messages)
         )
         self.log.current = None
-        if start > 0 and self.records[start - 1].get("type") != "user":
+        if start > 0 and _kind(self.records[start - 1]) != "user":
             # Re-attach to the open assistant message of the request before ``start``.
             last = self.log.messages[-1] if self.log.messages else None
             self.log.current = last if last is not None and last.role == "assistant" else None
@@ -97,7 +100,7 @@ class _Projection:
     def _apply(self, n: int) -> None:
         record = self.records[n]
         self.before.append(len(self.log.messages))
-        kind = record.get("type") or record.get("role")
+        kind = _kind(record)
         opens = kind == "user"
         self.turn_start.append(n if opens or n == 0 else self.turn_start[n - 1])
         rid = as_str(record.get("id")) or f"record-{n}"
@@ -149,6 +152,11 @@ class _Projection:
                 reasoning_tokens=as_int(tokens.get("thoughts")),
             )
             self.log.add_usage(message, usage)
+
+
+def _kind(record: Mapping[str, Any]) -> object:
+    """``type`` of a MessageRecord (``role`` in the oldest ``history`` shape)."""
+    return record.get("type") or record.get("role")
 
 
 def _attachments(parts: object) -> list[Attachment]:
