@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
+from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_continue_checklist
 from hangar.agents.message_log import (
     JsonObject,
@@ -31,7 +32,6 @@ from hangar.agents.message_log import (
 from hangar.agents.registry import register_store
 from hangar.model import (
     Checklist,
-    ChecklistBlock,
     CompactionBlock,
     Message,
     TextBlock,
@@ -108,8 +108,13 @@ class _Session:
     def __init__(self) -> None:
         self.log = MessageLog()
         self.skipped = SkipCounter()
-        self.checklist: Checklist | None = None
-        self.committed: set[str] = set()
+        self.checklists = ChecklistLedger()
+
+    @property
+    def checklist(self) -> Checklist | None:
+        """The current checklist: the latest turn's own (CL-011, CL-032, CL-064)."""
+        messages = self.log.messages
+        return self.checklists.current(messages[-1].turn_id if messages else None)
 
     def read(self, history: object) -> None:
         if not isinstance(history, list):
@@ -194,14 +199,14 @@ class _Session:
             kind=tool_kind(name),
         )
         self.log.add_block(target, block)
-        if name == CHECKLIST_TOOL and status_raw == "done" and call_id not in self.committed:
-            self.committed.add(call_id or "")
+        if name == CHECKLIST_TOOL and status_raw == "done":
             # The raw argument string; when the state frame lost it, the call's own copy.
             source = raw_args if raw_args else function.get("arguments")
-            checklist = from_continue_checklist(source)
+            checklist = self.checklists.offer(
+                target.turn_id, from_continue_checklist(source), key=call_id or None
+            )
             if checklist is not None:
-                self.log.add_block(target, ChecklistBlock(checklist.source, list(checklist.items)))
-                self.checklist = checklist
+                self.log.add_block(target, checklist)
 
 
 def read_index(sessions_dir: Path) -> dict[str, JsonObject]:

@@ -15,12 +15,13 @@ from typing import Any
 import msgspec
 
 from hangar.agents.base import SessionSummary
+from hangar.agents.checklist_rules import ChecklistLedger
+from hangar.agents.checklists import from_codex_update_plan
 from hangar.agents.codex import records as r
 from hangar.agents.codex.context import visible_request
 from hangar.agents.codex.tools import (
     changes_from_event,
     changes_from_patch,
-    checklist_from_plan,
     duration_ms,
     exit_code_error,
     file_changes_block,
@@ -32,8 +33,6 @@ from hangar.agents.projection import TurnProjector
 from hangar.agents.tool_output import content_text, tool_kind
 from hangar.model import (
     Attachment,
-    Checklist,
-    ChecklistBlock,
     CompactionBlock,
     ContextUsage,
     FileChangesBlock,
@@ -64,7 +63,7 @@ class CodexProjector(TurnProjector):
         self.title: str | None = None
         self.context_window: int | None = None
         self.context_usage: ContextUsage | None = None
-        self.checklist: tuple[int, ChecklistBlock] | None = None
+        self.checklists = ChecklistLedger()
         self.calls: dict[str, tuple[int, ToolBlock]] = {}
         self.patches: dict[str, tuple[int, FileChangesBlock]] = {}
         self.images: dict[str, tuple[int, ImageBlock]] = {}
@@ -262,10 +261,12 @@ class CodexProjector(TurnProjector):
         position = len(self.turns) - 1
         self.calls[call_id] = (position, block)
         if name == "update_plan":
-            checklist = checklist_from_plan(arguments)
+            # The raw arguments, never a display form: a long plan survives whole (CL-008).
+            checklist = self.checklists.offer(
+                position, from_codex_update_plan(arguments), key=call_id
+            )
             if checklist is not None:
                 turn.entries.append(Entry("block", checklist))
-                self.checklist = (position, checklist)
         elif name == "apply_patch" and isinstance(arguments, str | dict):
             patch = arguments if isinstance(arguments, str) else arguments.get("patch")
             if isinstance(patch, str) and call_id not in self.patches:
@@ -498,10 +499,7 @@ class CodexProjector(TurnProjector):
         status = "done"
         if isinstance(last, CodexTurn):
             status = {"streaming": "running"}.get(last.status(True), last.status(True))
-        checklist = None
-        if self.checklist is not None:
-            block = self.checklist[1]
-            checklist = Checklist(source=block.source, items=tuple(block.items))
+        checklist = self.checklists.current(len(self.turns) - 1 if self.turns else None)
         return SessionSummary(
             title=self.title,
             workspace_path=meta.cwd if meta else None,

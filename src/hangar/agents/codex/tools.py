@@ -1,4 +1,8 @@
-"""Codex tool records → normalized blocks: arguments, outputs, checklists, patches."""
+"""Codex tool records → normalized blocks: arguments, outputs, patches.
+
+Checklists (``update_plan``) go through :mod:`hangar.agents.checklists` and the rules of
+:mod:`hangar.agents.checklist_rules`, like every other agent's.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +13,7 @@ import msgspec
 
 from hangar.agents.codex.records import raw_value
 from hangar.agents.tool_output import cap_output, content_text
-from hangar.model import ChecklistBlock, ChecklistItem, FileChange, FileChangesBlock, ToolBlock
-
-CHECKLIST_SOURCE = "codex.update_plan"
-_PLAN_STATUS = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "inprogress": "in_progress",
-    "inProgress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-}
+from hangar.model import FileChange, FileChangesBlock, ToolBlock
 
 
 def parse_arguments(raw: msgspec.Raw) -> Any:
@@ -31,24 +25,6 @@ def parse_arguments(raw: msgspec.Raw) -> Any:
         except msgspec.DecodeError:
             return value
     return value
-
-
-def checklist_from_plan(arguments: Any) -> ChecklistBlock | None:
-    """``update_plan`` ``{"plan": [{"step", "status"}], "explanation"?}`` → checklist block.
-
-    Returns ``None`` for an invalid update (the previous list then stays current).
-    """
-    if not isinstance(arguments, dict) or not isinstance(arguments.get("plan"), list):
-        return None
-    items: list[ChecklistItem] = []
-    for step in arguments["plan"]:
-        if not isinstance(step, dict) or not isinstance(step.get("step"), str):
-            return None
-        status = _PLAN_STATUS.get(str(step.get("status", "pending")))
-        if status is None:
-            return None
-        items.append(ChecklistItem(content=step["step"], status=status))  # type: ignore[arg-type]
-    return ChecklistBlock(source=CHECKLIST_SOURCE, items=items)
 
 
 def set_output(block: ToolBlock, value: Any, *, is_error: bool | None = None) -> None:

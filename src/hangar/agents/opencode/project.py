@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hangar.agents.base import SessionSummary
+from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_opencode_todos
 from hangar.agents.message_log import (
     JsonObject,
@@ -29,7 +30,6 @@ from hangar.agents.message_log import (
 from hangar.model import (
     Attachment,
     Checklist,
-    ChecklistBlock,
     CompactionBlock,
     FileChange,
     FileChangesBlock,
@@ -109,8 +109,8 @@ class _Projector:
         self.depth = depth
         self.log = MessageLog()
         self.skipped = session.skipped
-        self.checklist: Checklist | None = None
-        self.checklist_message: Message | None = None
+        self.checklists = ChecklistLedger()
+        self.committed = False
         self.children = {child.id: child for child in session.children}
         self._unclaimed = [child.id for child in session.children]
         self._owner: dict[str, Message] = {}
@@ -126,6 +126,12 @@ class _Projector:
                 self.skipped.add(f"message.{role}")
         self._todo_table()
         return self.log.messages
+
+    @property
+    def checklist(self) -> Checklist | None:
+        """The current checklist: the latest turn's own (CL-011, CL-032, CL-064)."""
+        messages = self.log.messages
+        return self.checklists.current(messages[-1].turn_id if messages else None)
 
     # -- user ----------------------------------------------------------------------------
     def _user(self, raw: RawMessage) -> None:
@@ -251,8 +257,7 @@ class _Projector:
         if name == "todowrite" and status_raw in ("running", "completed", "success"):
             # The raw tool input, never a display string: a long list survives whole (CL-009).
             checklist = from_opencode_todos(state.get("input"), "opencode.todowrite")
-            if checklist is not None:
-                self._commit(message, checklist)
+            self._commit(message, checklist, block.tool_use_id or None)
 
     def _child_messages(self, state: Mapping[str, Any]) -> list[Message] | None:
         metadata = state.get("metadata")
@@ -282,24 +287,23 @@ class _Projector:
         message.attachments = attachments
         self.log.touch(message)
 
-    def _commit(self, message: Message, checklist: Checklist) -> None:
-        self.log.add_block(message, ChecklistBlock(checklist.source, list(checklist.items)))
-        self.checklist = checklist
-        self.checklist_message = message
+    def _commit(
+        self, message: Message, checklist: Checklist | None, key: str | None, native: bool = False
+    ) -> None:
+        block = self.checklists.offer(message.turn_id, checklist, key=key, native=native)
+        if block is not None:
+            self.log.add_block(message, block)
+            self.committed = True
 
     def _todo_table(self) -> None:
         """Use the stored snapshot only when no ``todowrite`` input was readable.
 
         The snapshot has no request id; it is tied to the assistant message whose time
-        window holds its last update (CL-010, CL-011), else it only sets the session's
-        current checklist.
+        window holds its last update (CL-010, CL-011), else it is not used at all.
         """
-        if self.checklist is not None or not self.session.todos:
+        if self.committed or not self.session.todos:
             return
         checklist = from_opencode_todos(self.session.todos, "opencode.todo")
-        if checklist is None:
-            return
-        self.checklist = checklist
         when = self.session.todo_updated
         if when is None:
             return
@@ -309,7 +313,8 @@ class _Projector:
             if raw.id in self._owner and created is not None and created <= when:
                 owner = self._owner[raw.id]
         if owner is not None:
-            self.log.add_block(owner, ChecklistBlock(checklist.source, list(checklist.items)))
+            # A snapshot no request owns is never shown as any turn's list (CL-011).
+            self._commit(owner, checklist, None, native=True)
 
 
 def _attachment(part: Mapping[str, Any]) -> Attachment:
