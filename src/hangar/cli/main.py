@@ -17,7 +17,9 @@ from hangar.cli.issues import issue_group
 from hangar.cli.local_run import local_run_group
 from hangar.cli.run import run_command
 from hangar.cli.serve import serve_command
+from hangar.cli.search import search_command
 from hangar.cli.tasks import tasks_group
+from hangar.cli.tasks_lifecycle import COMMANDS as TASK_LIFECYCLE_COMMANDS
 from hangar.errors import HangarError, UsageError
 
 
@@ -46,6 +48,9 @@ cli.add_command(status_command)
 cli.add_command(serve_command)
 cli.add_command(issue_group)
 cli.add_command(tasks_group)
+cli.add_command(search_command)
+for _command in TASK_LIFECYCLE_COMMANDS:
+    tasks_group.add_command(_command)
 cli.add_command(run_command)
 cli.add_command(local_run_group)
 cli.add_command(claude_session_hook_command)

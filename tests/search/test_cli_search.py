@@ -1,0 +1,79 @@
+"""``hangar search`` and ``hangar tasks rename|archive|unarchive|delete|restore|purge``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .sessions import claude_session
+
+
+def _hangar(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hangar", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+
+
+def test_search_json_without_a_hub(claude_home: Path) -> None:
+    claude_session(
+        claude_home,
+        "88888888-8888-4888-8888-888888888888",
+        "/projects/demo",
+        [{"user": "migrate the billing tables", "assistant": "迁移完成 and verified"}],
+    )
+    done = _hangar("search", "billing", "--json")
+    assert done.returncode == 0, done.stderr
+    (hit,) = json.loads(done.stdout)["results"]
+    assert (hit["messageIndex"], hit["role"]) == (0, "user")
+    assert "«billing»" in hit["snippet"]
+    done = _hangar("search", "迁移", "--json")
+    assert json.loads(done.stdout)["results"][0]["messageIndex"] == 1
+    text = _hangar("search", "billing")
+    assert text.returncode == 0 and "#0 user" in text.stdout
+
+
+def test_search_errors_are_one_line_never_a_traceback(claude_home: Path) -> None:
+    for query in ["", '"open', "((("]:
+        done = _hangar("search", query)
+        assert done.returncode == 2
+        assert "Traceback" not in done.stderr
+        assert "Error:" in done.stderr
+
+
+def test_tasks_lifecycle_commands(claude_home: Path, hangar_home: Path) -> None:
+    path = claude_session(
+        claude_home,
+        "99999999-9999-4999-8999-999999999999",
+        "/projects/demo",
+        [{"user": "hello there", "assistant": "hi"}],
+    )
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    (task,) = json.loads(_hangar("tasks", "list", "--json").stdout)["tasks"]
+    task_id = task["localTaskId"]
+    assert _hangar("tasks", "rename", task_id[:8], "Pelican plan").returncode == 0
+    hits = json.loads(_hangar("search", "pelican", "--json").stdout)["results"]
+    assert hits[0]["title"] == "Pelican plan"
+    assert _hangar("tasks", "archive", task_id).returncode == 0
+    assert json.loads(_hangar("tasks", "list", "--json").stdout)["tasks"] == []
+    assert _hangar("tasks", "unarchive", task_id).returncode == 0
+    done = _hangar("tasks", "delete", task_id, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["progress"]["done"] == 1
+    assert not path.exists()
+    assert (hangar_home / "trash" / task_id / "manifest.json").exists()
+    assert _hangar("tasks", "restore", task_id[:8]).returncode == 0
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert _hangar("tasks", "delete", task_id).returncode == 0
+    assert _hangar("tasks", "purge", task_id).returncode == 0
+    assert not (hangar_home / "trash" / task_id).exists()
+    missing = _hangar("tasks", "restore", task_id)
+    assert missing.returncode == 1 and "not found" in missing.stderr
