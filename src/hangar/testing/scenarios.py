@@ -24,7 +24,12 @@ Each turn answers one model request and holds exactly one action:
 - ``write: {path, content}``, ``edit: {path, old, new}``, ``read: {path}`` — file tools, with
   a shell command as fallback where the CLI offers no such tool;
 - ``error: {status, message}`` — the request fails with that HTTP status (repeated, without
-  consuming more script, for the CLI's retries of the same request).
+  consuming more script, for the CLI's retries of the same request);
+- ``call: {<tool name>: {arguments}, …}`` — one call to the first of the named tools the
+  request offers, with exactly those arguments (for what the neutral roles cannot say: an
+  invalid update, a sub-agent task, a tool call the CLI will reject);
+- ``forced_call: {tool: <name>, arguments: {…}}`` — one call to that tool even when the
+  request does not offer it (a call the CLI must refuse, e.g. one its policy denies).
 
 Any turn may add ``reasoning: str``; a tool turn may add ``text`` streamed before the call.
 When the script runs out, every further request gets the text
@@ -43,8 +48,8 @@ import yaml
 
 from hangar.errors import HangarError
 
-ACTIONS = ("text", "shell", "plan", "write", "edit", "read", "error")
-TOOL_ROLES = ("shell", "plan", "write", "edit", "read")
+ACTIONS = ("text", "shell", "plan", "write", "edit", "read", "call", "forced_call", "error")
+TOOL_ROLES = ("shell", "plan", "write", "edit", "read", "call", "forced_call")
 PLAN_STATUSES = ("pending", "in_progress", "completed", "cancelled")
 EXHAUSTED_TEXT = "fake model: scenario exhausted"
 
@@ -160,6 +165,19 @@ def _turn(source: str, raw: Any) -> Turn:
         call = ToolCall(role, {"explanation": explanation}, plan=items)
     elif role == "shell":
         call = ToolCall(role, {"command": str(value)})
+    elif role == "call":
+        if not isinstance(value, Mapping) or not value:
+            raise ScenarioError(source=source, problem="call needs {tool name: arguments}")
+        for name, arguments in value.items():
+            if not isinstance(arguments, Mapping):
+                raise ScenarioError(source=source, problem=f"call {name}: arguments mapping")
+        call = ToolCall(role, {str(k): dict(v) for k, v in value.items()})
+    elif role == "forced_call":
+        if not isinstance(value, Mapping) or not isinstance(value.get("tool"), str):
+            raise ScenarioError(source=source, problem="forced_call needs {tool, arguments}")
+        call = ToolCall(
+            role, {"tool": value["tool"], "arguments": dict(value.get("arguments") or {})}
+        )
     else:
         required = {"write": ("path", "content"), "edit": ("path", "old", "new"), "read": ("path",)}
         if not isinstance(value, Mapping) or any(k not in value for k in required[role]):

@@ -155,4 +155,12 @@ def resolve_call(
         return shell_call(str(call.args["command"]), offered)
     if call.role == "plan":
         return plan_call(call.plan, call.args.get("explanation"), offered)
+    if call.role == "call":
+        by_name = {tool.name for tool in offered}
+        for name, arguments in call.args.items():
+            if name in by_name:
+                return name, dict(arguments)
+        raise NoToolForRole("call", offered)
+    if call.role == "forced_call":
+        return str(call.args["tool"]), dict(call.args["arguments"])
     return file_call(call.role, call.args, offered, cwd)
