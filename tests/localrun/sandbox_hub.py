@@ -1,0 +1,202 @@
+"""A real ``hangar serve`` and real agent CLIs inside one loopback-only sandbox, for e2e tests.
+
+Everything that talks to the hub (``hangar run``, the agent CLI, its sidecars) runs inside
+the sandbox's network namespace, so the hub runs there too. The test reads the hub's API with
+a short Python client started inside the namespace (:meth:`SandboxHub.api`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from hangar.testing.agent_clis import CLIS, Homes, agent_clis_dir
+from hangar.testing.pty_process import PtyProcess
+from hangar.testing.sandbox import Sandbox
+
+HUB_PORT = 18765
+USER_TOKEN = "user-secret-token-0123456789abcdef"
+_CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]")
+
+_CLIENT = """
+import json, sys, httpx
+method, url, token, body = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+r = httpx.request(method, url, headers={"Authorization": "Bearer " + token},
+                  json=json.loads(body) if body else None, timeout=10, trust_env=False)
+print(json.dumps({"status": r.status_code, "body": r.json() if r.content else None}))
+"""
+
+
+def in_dir(cwd: Path, argv: Sequence[str]) -> list[str]:
+    """Run ``argv`` in ``cwd`` inside the namespace (a cwd set from outside is unreachable)."""
+    return ["sh", "-c", 'cd "$0" && exec "$@"', str(cwd), *argv]
+
+
+def screen_text(raw: bytes) -> str:
+    """Terminal output with escape sequences removed (good enough to find visible words)."""
+    return _CSI.sub(b"", raw).decode("utf-8", "replace")
+
+
+def wait_until(
+    condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.3
+) -> Any:
+    """Poll ``condition`` until it returns something truthy or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+class SandboxHub:
+    """The sandbox, a hub process in it, and an agent home; a context manager."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.sandbox = Sandbox(root / "sandbox")
+        self.hub_home = root / "hub-home"
+        self.client_home = root / "client-home"
+        self.home = root / "home"
+        self.work = root / "work"
+        for folder in (self.hub_home, self.client_home, self.home, self.work):
+            folder.mkdir(parents=True, exist_ok=True)
+        self.hub: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{HUB_PORT}"
+
+    def __enter__(self) -> SandboxHub:
+        self.sandbox.start()
+        self.start_hub()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sandbox.close()
+
+    # -- hub ------------------------------------------------------------------------------
+    def start_hub(self) -> None:
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "HANGAR_HOME": str(self.hub_home),
+            "HANGAR_TOKEN": USER_TOKEN,
+        }
+        argv = [sys.executable, "-m", "hangar", "serve", "--port", str(HUB_PORT)]
+        with (self.root / "hub.log").open("ab") as log:
+            self.hub = self.sandbox.spawn(
+                in_dir(self.root, argv), cwd="/", env=env, stdout=log, stderr=log
+            )
+        wait_until(lambda: self.api("GET", "/api/workspace", quiet=True)[0] == 200, 30, "hub")
+
+    def stop_hub(self) -> None:
+        """Stop the hub process we started (SIGTERM to its group, as a user's Ctrl-C would)."""
+        assert self.hub is not None
+        os.killpg(self.hub.pid, 15)
+        self.hub.wait(15)
+        self.hub = None
+
+    def api(
+        self, method: str, path: str, body: Any = None, token: str = USER_TOKEN, quiet: bool = False
+    ) -> tuple[int, Any]:
+        argv = [sys.executable, "-c", _CLIENT, method, self.url + path, token,
+                json.dumps(body) if body is not None else ""]  # fmt: skip
+        done = self.sandbox.run(in_dir(self.root, argv), cwd="/", env=dict(os.environ))
+        if done.returncode != 0:
+            if quiet:
+                return 0, None
+            raise AssertionError(done.stderr.decode(errors="replace")[-2000:])
+        reply = json.loads(done.stdout)
+        return int(reply["status"]), reply["body"]
+
+    def ok(self, method: str, path: str, body: Any = None) -> Any:
+        status, reply = self.api(method, path, body)
+        assert status < 300, (status, reply)
+        return reply
+
+    def messages(self, run_id: str) -> list[dict[str, Any]]:
+        return list(self.ok("GET", f"/api/local-runs/{run_id}/messages")["messages"])
+
+    def runs(self, key: str) -> list[dict[str, Any]]:
+        return list(self.ok("GET", f"/api/issues/{key}/local-runs")["runs"])
+
+    # -- agents ---------------------------------------------------------------------------
+    def agent_env(self, name: str) -> dict[str, str]:
+        cli = CLIS[name]
+        homes = Homes(PurePosixPath(str(self.home)), PurePosixPath(str(self.root / "tmp")))
+        (self.root / "tmp").mkdir(exist_ok=True)
+        for path, text in cli.config_files(homes, self.sandbox.base_url).items():
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8")
+        bin_dir = agent_clis_dir() / "node_modules" / ".bin"
+        env = {
+            "PATH": f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+            "HOME": str(self.home),
+            "TERM": "xterm-256color",
+            **cli.env(homes, self.sandbox.base_url),
+        }
+        if name == "claude":
+            env["IS_SANDBOX"] = "1"
+            self.trust_claude(self.work)
+        return env
+
+    def trust_claude(self, *folders: Path) -> None:
+        """Pre-answer Claude's first-run screens (onboarding, folder trust, API key)."""
+        projects = {
+            str(folder): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+            for folder in folders
+        }
+        config = {
+            "hasCompletedOnboarding": True,
+            "lastOnboardingVersion": "2.1.332",
+            "theme": "dark",
+            "projects": projects,
+            "customApiKeyResponses": {"approved": ["dummy"], "rejected": []},
+        }
+        (self.home / ".claude.json").write_text(json.dumps(config), encoding="utf-8")
+
+    def hangar_run(self, key: str, cli_args: Sequence[str], env: Mapping[str, str]) -> PtyProcess:
+        """``hangar run KEY -- CLI…`` on a PTY in the sandbox, as the user (their token)."""
+        full_env = {
+            **env,
+            "HANGAR_HOME": str(self.client_home),
+            "HANGAR_SERVER_URL": self.url,
+            "HANGAR_TOKEN": USER_TOKEN,
+        }
+        argv = [sys.executable, "-m", "hangar", "run", key, "--", *cli_args]
+        return self.sandbox.spawn_pty(in_dir(self.work, argv), cwd="/", env=full_env)
+
+
+def wait_screen(process: PtyProcess, pattern: str, timeout: float = 60.0) -> None:
+    """Wait until ``pattern`` shows on the (escape-stripped) screen output."""
+    regex = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    while not regex.search(screen_text(bytes(process.output))):
+        process.read_available(0.3)
+        if time.monotonic() > deadline or process.exited:
+            tail = screen_text(bytes(process.output))[-2500:]
+            raise AssertionError(f"{pattern!r} not on screen; tail:\n{tail}")
+
+
+def type_line(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) -> None:
+    """Type ``text``, wait until the TUI shows it (``echo`` regex), then press Enter.
+
+    TUIs treat Enter inside a fast burst of keys as part of a paste, so Enter waits for the
+    echo: a condition, not a delay.
+    """
+    start = len(screen_text(bytes(process.output)))
+    process.send(text)
+    regex = re.compile(echo)
+    deadline = time.monotonic() + timeout
+    while not regex.search(screen_text(bytes(process.output))[start:]):
+        process.read_available(0.2)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} was not echoed")
+    process.send("\r")
