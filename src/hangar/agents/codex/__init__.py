@@ -8,7 +8,6 @@ Sessions are rollout JSONL files under ``$CODEX_HOME`` (append-only; see
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
