@@ -118,13 +118,13 @@ class ClaudeSession:
 def sample_home(home: Path) -> dict[str, ClaudeSession]:
     """Three sessions: a long one with tools and a checklist, a short one, a worktree one."""
     long = ClaudeSession(home, "11111111-aaaa-4aaa-8aaa-000000000001", "/work/projects/alpha")
-    long.user("Set up the project").todos(
-        [("Read the code", "completed"), ("Write the tests", "in_progress"), ("Ship", "pending")]
-    )
+    long.user("Set up the project").todos([("Read the code", "in_progress"), ("Ship", "pending")])
     long.tool("Bash", {"command": "ls -la"}, "total 0\nREADME.md")
     long.assistant("Project set up.")
     long.turns(70, prefix="Question")
-    long.user("zebra-needle appears only here")
+    long.user("zebra-needle appears only here").todos(
+        [("Read the code", "completed"), ("Write the tests", "in_progress"), ("Ship", "pending")]
+    )
     long.assistant("Found the zebra.")
     short = ClaudeSession(
         home,

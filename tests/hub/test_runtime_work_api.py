@@ -87,9 +87,9 @@ def test_transcript_pages_upward_to_the_start(
     assert first["task"]["localTaskId"] == task["localTaskId"]
     assert first["hasMore"] is True
     assert first["messages"][-1]["content"] == "Found the zebra."
-    # CL-011, CL-064: the latest turn made no list, so none is current; the first turn's
-    # list stays on its own message (docs/checklist.md).
-    assert "checklist" not in first
+    # CL-032: the current checklist is the latest turn's own (the first turn's older list
+    # stays on its own message).
+    assert first["checklist"]["items"][1] == {"content": "Write the tests", "status": "in_progress"}
     seen = [m["index"] for m in first["messages"]]
     cursor = first["beforeCursor"]
     while cursor:

@@ -11,7 +11,7 @@
   const pane = $("pane"), messagesEl = $("messages"), scroller = $("transcript");
   const state = {
     deviceId: pane.dataset.deviceId || "", localTaskId: pane.dataset.localTaskId || "",
-    ranges: [], total: 0, hasMore: false, cursor: "", loading: false, generation: 0,
+    ranges: [], total: 0, hasMore: false, cursor: "", loading: false, generation: 0, opening: null,
     autoTried: new Set(),
   };
   const searchCache = new Map(); // RW-060: recent results in memory only
@@ -133,7 +133,12 @@
     return true;
   }
 
-  async function openTask(deviceId, localTaskId, { push = true, targetIndex = null } = {}) {
+  function openTask(deviceId, localTaskId, options = {}) {
+    state.opening = openTaskNow(deviceId, localTaskId, options);
+    return state.opening;
+  }
+
+  async function openTaskNow(deviceId, localTaskId, { push = true, targetIndex = null } = {}) {
     state.generation += 1;
     Object.assign(state, { deviceId, localTaskId, ranges: [], total: 0, hasMore: false, cursor: "", autoTried: new Set() });
     if (push) history.pushState({ deviceId, localTaskId }, "", `/runtime-tasks?deviceId=${encodeURIComponent(deviceId)}&localTaskId=${encodeURIComponent(localTaskId)}`);
@@ -284,6 +289,28 @@
     }
   });
 
+  // A message deep link: /runtime-tasks?deviceId=…&localTaskId=…#msg-12
+  function hashIndex() {
+    const match = /^#msg-(\d+)$/.exec(location.hash);
+    return match ? Number(match[1]) : null;
+  }
+  async function jumpTo(index) {
+    await state.opening; // a jump right after opening waits for the first page
+    if (!covered(index)) {
+      try {
+        await loadPage({ beforeIndex: Math.min(state.total, index + 10), limit: PAGE }, false);
+      } catch (err) { hangar.status(err.message); }
+      renderGaps();
+    }
+    highlight(index);
+  }
+  window.addEventListener("hashchange", () => {
+    const index = hashIndex();
+    if (index !== null && state.localTaskId) jumpTo(index);
+  });
+
   restoreSections();
-  if (state.deviceId && state.localTaskId) openTask(state.deviceId, state.localTaskId, { push: false });
+  if (state.deviceId && state.localTaskId) {
+    openTask(state.deviceId, state.localTaskId, { push: false, targetIndex: hashIndex() });
+  }
 })();

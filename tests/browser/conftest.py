@@ -1,0 +1,100 @@
+"""Browser tests: Python Playwright driving Debian's headless Chromium against a real hub.
+
+Without ``/usr/bin/chromium`` the tests skip with the reason, unless
+``HANGAR_REQUIRE_BROWSER=1`` (CI) turns that into a failure. Each test gets a fresh browser
+profile (user-data dir under its tmp_path) and its own ``hangar serve`` process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.server_process import RunningHub, running_hub  # tests/hub, a sibling package
+from hub.sessions import ClaudeSession, sample_home
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def _require_browser() -> None:
+    if CHROMIUM.exists():
+        return
+    reason = f"{CHROMIUM} not installed (make browser installs Debian's chromium)"
+    if os.environ.get("HANGAR_REQUIRE_BROWSER") == "1":
+        pytest.fail(reason + "; HANGAR_REQUIRE_BROWSER=1 requires it")
+    pytest.skip(reason)
+
+
+@dataclass
+class LiveHub:
+    hub: RunningHub
+    token: str
+    sessions: dict[str, ClaudeSession]
+
+    @property
+    def url(self) -> str:
+        return self.hub.url
+
+
+@pytest.fixture
+def live_hub(isolated_home: Path, hangar_home: Path) -> Iterator[LiveHub]:
+    """A real ``hangar serve`` over sample Claude sessions in the test's HOME."""
+    _require_browser()
+    sessions = sample_home(isolated_home)
+    chat = ClaudeSession(
+        isolated_home,
+        "44444444-dddd-4ddd-8ddd-000000000004",
+        str(isolated_home / "Documents" / "Codex" / "2026-11-20" / "chat"),
+    )
+    chat.user("Just a chat").assistant("Chatting.")
+    sessions["chat"] = chat
+    with running_hub() as hub:
+        yield LiveHub(hub, hub.token(hangar_home), sessions)
+
+
+@pytest.fixture
+def page(live_hub: LiveHub, tmp_path: Path) -> Iterator[Any]:
+    """A fresh Chromium profile's page, logged in to the live hub."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(15_000)
+        try:
+            tab = context.pages[0] if context.pages else context.new_page()
+            tab.goto(live_hub.url + "/runtime-tasks")
+            tab.wait_for_url("**/login?next=*")
+            tab.fill("#token", live_hub.token)
+            tab.press("#token", "Enter")
+            tab.wait_for_url("**/runtime-tasks")
+            yield tab
+        finally:
+            context.close()
+
+
+def screenshot(page: Any, name: str) -> None:
+    """Save a small PNG of the current view for the docs."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
