@@ -4,7 +4,7 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint bench install clean agents corpus
+.PHONY: test lint bench install clean agents corpus browser
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,14 @@ agents: $(AGENTS_STAMP)
 corpus: install agents
 	$(VPY) -m hangar.testing.corpus demo/corpus
 
-test: install agents
+# Debian's chromium for the browser tests (Playwright drives it); installed only as root.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "chromium not installed and not root: browser tests will skip" >&2; fi; }
+
+test: install agents browser
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
 lint: install
