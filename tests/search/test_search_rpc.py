@@ -262,3 +262,51 @@ def test_rename_is_searchable_and_moves_updated_at(executor: Executor, claude_ho
     assert listed["title"] == "Quokka research"
     with pytest.raises(UsageError):
         executor.handle("runtime.tasks.rename", {"localTaskId": task["localTaskId"], "title": " "})
+
+
+def test_parallel_first_build_equals_the_sequential_one(
+    executor: Executor, claude_home: Path
+) -> None:
+    """A first build parsed in worker processes stores the same rows as one in-process."""
+    paths = [
+        claude_session(
+            claude_home,
+            f"aaaaaaa{n}-aaaa-4aaa-8aaa-aaaaaaaaaaaa",
+            f"/projects/p{n}",
+            [
+                {
+                    "user": f"gecko {n} {k}",
+                    "assistant": f"moth {k}",
+                    "command": f"ls d{k}",
+                    "output": "x" * 5000,
+                }
+                for k in range(20)
+            ],
+        )
+        for n in range(4)
+    ]
+    services = services_for(executor)
+    executor.refresh_index()
+    state = services.indexer.sync(workers=2, parallel_min_bytes=0)
+    assert (state.tasks_done, state.errors) == (4, 0)
+    ids = [t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]]
+    assert all(services.indexer.engine.cached(i) is None for i in ids)  # parsed elsewhere
+    rows = (
+        executor.db.read()
+        .execute("SELECT local_task_id, message_index, role FROM search_rows ORDER BY 1, 2")
+        .fetchall()
+    )
+    parallel = [tuple(r) for r in rows]
+    with executor.db.write() as conn:
+        conn.execute("DELETE FROM search_progress")  # forces a full, sequential rebuild
+    services.indexer.sync()
+    rows = (
+        executor.db.read()
+        .execute("SELECT local_task_id, message_index, role FROM search_rows ORDER BY 1, 2")
+        .fetchall()
+    )
+    assert [tuple(r) for r in rows] == parallel
+    assert {r["localTaskId"] for r in _search(executor, "gecko")} == {
+        t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]
+    }
+    assert all(p.exists() for p in paths)

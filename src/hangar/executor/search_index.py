@@ -13,27 +13,41 @@ only the new bytes are read (while its parse state is cached) and only the rows 
 changed message on are replaced. ``stats.bytes_read`` counts every transcript byte read.
 A source that cannot be read or parsed records its error in ``search_progress`` and the rest
 of the index is untouched.
+
+A large first build (more than :data:`PARALLEL_MIN_BYTES` pending) parses sessions in
+``workers`` processes while this process writes the index; those sessions are then cold in
+this process's engine, so the first append to one of them re-reads that one file, later
+appends read only the new bytes. Tool output is indexed up to :data:`MAX_OUTPUT_CHARS` per
+call (its first and last part, where commands print their summary and errors).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hangar.agents.base import AgentStore, SessionSource
+from hangar.agents.registry import store_classes
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.search_text import prepare_text
 from hangar.executor.trash import now_iso
 from hangar.model import Message, PlanBlock, TextBlock, ToolBlock
+from hangar.paths import AgentHome
 from hangar.transcripts.engine import EngineStats, TranscriptEngine
 from hangar.transcripts.signature import FileSignature, sign, stat_matches
 
 MAX_COMMAND_CHARS = 4096
-MAX_OUTPUT_CHARS = 64 * 1024
+MAX_OUTPUT_CHARS = 2048
+_OUTPUT_HEAD = 512
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+Row = tuple[int, str, str | None, str, str]
+"""(message index, role, createdAt, body, output) as stored (CJK already prepared)."""
 _COMMAND_KEYS = ("command", "cmd", "commands", "pattern", "query", "file_path", "path", "url")
 
 
@@ -88,8 +102,47 @@ def message_texts(message: Message) -> tuple[str, str]:
         elif isinstance(block, ToolBlock):
             body.append(tool_command(block))
             if block.output:
-                output.append(block.output[-MAX_OUTPUT_CHARS:])
+                output.append(_clip(block.output))
     return "\n".join(body), "\n".join(output)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    return text[:_OUTPUT_HEAD] + "\n…\n" + text[-(MAX_OUTPUT_CHARS - _OUTPUT_HEAD) :]
+
+
+def index_rows(messages: Iterable[Message]) -> list[Row]:
+    """The rows stored for ``messages`` (empty messages are skipped)."""
+    rows: list[Row] = []
+    for message in messages:
+        body, output = message_texts(message)
+        if body or output:
+            rows.append(
+                (
+                    message.index,
+                    message.role,
+                    message.created_at,
+                    prepare_text(body),
+                    prepare_text(output),
+                )
+            )
+    return rows
+
+
+_WORKER_STORES: dict[str, AgentStore] = {}
+
+
+def parse_for_index(job: tuple[str, AgentHome, SessionSource]) -> tuple[str, int, list[Row]]:
+    """Worker-process side of a parallel build: (signature, offset, rows) of one session."""
+    runtime, home, source = job
+    store = _WORKER_STORES.get(runtime)
+    if store is None:
+        store = store_classes()[runtime](home)
+        _WORKER_STORES[runtime] = store
+    engine = TranscriptEngine(capacity=1)
+    entry = engine.read("job", store, source)
+    return entry.signature.encode(), entry.offset, index_rows(entry.messages)
 
 
 class SearchIndexer:
@@ -131,7 +184,12 @@ class SearchIndexer:
                 out.append(row)
         return out
 
-    def sync(self, progress: Callable[[IndexProgress], None] | None = None) -> IndexProgress:
+    def sync(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        workers: int = 0,
+        parallel_min_bytes: int = PARALLEL_MIN_BYTES,
+    ) -> IndexProgress:
         """Bring the index up to date; ``progress`` is called after each task."""
         self.drop_orphans()
         todo = self.pending()
@@ -140,14 +198,52 @@ class SearchIndexer:
         state.total_bytes = sum(sizes)
         if progress:
             progress(state)
-        for row, size in zip(todo, sizes, strict=True):
-            if not self.index_task(row):
-                state.errors += 1
+
+        def done(ok: bool, size: int) -> None:
+            state.errors += not ok
             state.tasks_done += 1
             state.done_bytes += size
             if progress:
                 progress(state)
+
+        if workers > 1 and state.total_bytes >= parallel_min_bytes:
+            todo, sizes = self._parallel(todo, sizes, workers, done)
+        for row, size in zip(todo, sizes, strict=True):
+            done(self.index_task(row), size)
         return state
+
+    def _parallel(
+        self,
+        todo: list[sqlite3.Row],
+        sizes: list[int],
+        workers: int,
+        done: Callable[[bool, int], None],
+    ) -> tuple[list[sqlite3.Row], list[int]]:
+        """Parse fresh, file-backed sessions in worker processes; returns what is left."""
+        jobs: dict[str, tuple[sqlite3.Row, int, tuple[str, AgentHome, SessionSource]]] = {}
+        rest: list[tuple[sqlite3.Row, int]] = []
+        for row, size in zip(todo, sizes, strict=True):
+            source = self._source(row)
+            store = self.stores.get(row["runtime"])
+            if source is None or store is None or row["indexed_signature"] is not None:
+                rest.append((row, size))
+            else:
+                jobs[row["local_task_id"]] = (row, size, (row["runtime"], store.home, source))
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {pool.submit(parse_for_index, job[2]): key for key, job in jobs.items()}
+            for future in as_completed(futures):
+                row, size, _ = jobs[futures[future]]
+                title = row["title_override"] or row["title"] or ""
+                try:
+                    signature, offset, rows = future.result()
+                except Exception:  # parse failed in the worker: retry here, records the error
+                    rest.append((row, size))
+                    continue
+                self.stats.bytes_read += size
+                self._write(row["local_task_id"], title, signature, 0, rows, offset=offset)
+                done(True, size)
+        return [r for r, _ in rest], [s for _, s in rest]
 
     # -- one task -------------------------------------------------------------------------
     def index_task(self, row: sqlite3.Row) -> bool:
@@ -155,17 +251,10 @@ class SearchIndexer:
         task_id = row["local_task_id"]
         title = row["title_override"] or row["title"] or ""
         store = self.stores.get(row["runtime"])
-        path = row["source_path"]
-        if store is None or not path:
+        source = self._source(row)
+        if store is None or source is None:
             self._write(task_id, title, "", None, [], error="no reader for this task")
             return False
-        source = SessionSource(
-            runtime=row["runtime"],
-            session_id=row["session_key"],
-            path=Path(path),
-            runtime_handle=_handle(row["runtime_handle"]),
-            workspace_path=row["workspace_path"],
-        )
         try:
             entry = self.engine.read(task_id, store, source)
         except (OSError, ValueError, TypeError) as exc:
@@ -178,8 +267,21 @@ class SearchIndexer:
         self._seen[task_id] = list(entry.messages)
         if len(self._seen) > self.engine.capacity * 2:
             self._seen.pop(next(iter(self._seen)))
-        self._write(task_id, title, entry.signature.encode(), start, entry.messages[start:])
+        rows = index_rows(entry.messages[start:])
+        self._write(task_id, title, entry.signature.encode(), start, rows, offset=entry.offset)
         return True
+
+    @staticmethod
+    def _source(row: sqlite3.Row) -> SessionSource | None:
+        if not row["source_path"]:
+            return None
+        return SessionSource(
+            runtime=row["runtime"],
+            session_id=row["session_key"],
+            path=Path(row["source_path"]),
+            runtime_handle=_handle(row["runtime_handle"]),
+            workspace_path=row["workspace_path"],
+        )
 
     def _write(
         self,
@@ -187,44 +289,41 @@ class SearchIndexer:
         title: str,
         signature: str,
         start: int | None,
-        messages: Iterable[Message],
+        rows: list[Row],
         error: str | None = None,
+        offset: int = 0,
     ) -> None:
-        offset = self.engine.cached(task_id)
-        byte_offset = offset.offset if offset is not None else 0
         with self.db.write() as conn:
             _delete_rows(conn, task_id, title_too=True, from_index=start)
-            conn.execute(
-                "INSERT INTO search_rows(local_task_id, message_index, role) VALUES (?, NULL,"
-                " 'title')",
-                (task_id,),
+            first = int(
+                conn.execute("SELECT coalesce(max(id), 0) + 1 FROM search_rows").fetchone()[0]
             )
             conn.execute(
-                "INSERT INTO search_fts(rowid, body, output) VALUES (last_insert_rowid(), ?, '')",
-                (prepare_text(title),),
+                "INSERT INTO search_rows(id, local_task_id, message_index, role)"
+                " VALUES (?, ?, NULL, 'title')",
+                (first, task_id),
             )
-            count = 0
-            for message in messages:
-                body, output = message_texts(message)
-                if not body and not output:
-                    continue
-                cursor = conn.execute(
-                    "INSERT INTO search_rows(local_task_id, message_index, role, created_at)"
-                    " VALUES (?, ?, ?, ?)",
-                    (task_id, message.index, message.role, message.created_at),
-                )
-                conn.execute(
-                    "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, ?)",
-                    (cursor.lastrowid, prepare_text(body), prepare_text(output)),
-                )
-                count += 1
+            conn.execute(
+                "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, '')",
+                (first, prepare_text(title)),
+            )
+            ids = range(first + 1, first + 1 + len(rows))
+            conn.executemany(
+                "INSERT INTO search_rows(id, local_task_id, message_index, role, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(i, task_id, r[0], r[1], r[2]) for i, r in zip(ids, rows, strict=True)],
+            )
+            conn.executemany(
+                "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, ?)",
+                [(i, r[3], r[4]) for i, r in zip(ids, rows, strict=True)],
+            )
             conn.execute(
                 "INSERT INTO search_progress(local_task_id, signature, byte_offset, messages,"
                 " title, indexed_at, error) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT(local_task_id) DO UPDATE SET signature = excluded.signature,"
                 " byte_offset = excluded.byte_offset, messages = excluded.messages,"
                 " title = excluded.title, indexed_at = excluded.indexed_at, error = excluded.error",
-                (task_id, signature, byte_offset, count, title, now_iso(), error),
+                (task_id, signature, offset, len(rows), title, now_iso(), error),
             )
 
     def forget(self, task_id: str) -> None:

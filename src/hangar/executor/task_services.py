@@ -10,6 +10,7 @@ inside their sandbox.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from hangar.paths import agent_homes
 if TYPE_CHECKING:
     from hangar.executor.service import Executor
 
+INDEX_WORKERS = min(4, os.cpu_count() or 1)
+"""Processes that parse sessions during a large first build (see ``SearchIndexer.sync``)."""
 FOREGROUND_INDEX_BYTES = 16 * 1024 * 1024
 """A search waits for indexing when less than this is pending; more runs in the background."""
 
@@ -79,7 +82,7 @@ class TaskServices:
                     if callback is not None:
                         callback(state)
 
-                return self.indexer.sync(track)
+                return self.indexer.sync(track, workers=INDEX_WORKERS)
             finally:
                 self.indexing = False
 
