@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hangar.errors import NotFoundError, UsageError
+from hangar.executor import delete_worker
 from hangar.executor.service import Executor
 from hangar.executor.task_services import services_for
 
@@ -125,3 +128,19 @@ def test_delete_rpcs_two_phase_and_progress(executor: Executor) -> None:
     assert executor.handle("runtime.tasks.purge", {"localTaskId": "t1"})["purged"] is True
     with pytest.raises(NotFoundError):
         executor.handle("runtime.tasks.restore", {"localTaskId": "t1"})
+
+
+def test_index_run_at_start_resumes_deletes_left_queued(
+    executor: Executor, hangar_home: Path
+) -> None:
+    """RW-174: a queue left by a previous process is finished by the next one."""
+    session = hangar_home.parent / "s.jsonl"
+    session.write_text('{"x": 1}\n')
+    add_task(executor.db, "q", runtime="plain", source=session)
+    delete_worker.request_delete(executor.db, ["q"])  # phase one only, as if then killed
+    reply = executor.handle("runtime.index.run", {})
+    assert reply["pendingDeletes"] == 1
+    assert services_for(executor).deleter.wait_idle(60)
+    assert not session.exists()
+    assert (hangar_home / "trash" / "q" / "manifest.json").exists()
+    assert executor.handle("runtime.index.status", {})["running"] is False

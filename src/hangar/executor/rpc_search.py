@@ -7,6 +7,11 @@ and :mod:`hangar.executor.search_text` for the query language). The index is bro
 date first; while a first, large build runs in the background the answer carries
 ``"indexing": {tasksTotal, tasksDone, totalBytes, doneBytes, errors}`` and the results found so
 far. Searching reads only the device's own index, never a hub cache (RW-050, RW-061).
+
+``runtime.index.run {}`` (called once by ``hangar serve``'s index worker at start) brings the
+search index up to date and resumes deletes left queued by a previous run; it returns
+``{indexed, errors, totalBytes, pendingDeletes}``. ``runtime.index.status {}`` returns the
+progress of the running or last build.
 """
 
 from __future__ import annotations
@@ -31,4 +36,25 @@ def search_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-HANDLERS = {"runtime.tasks.search": search_tasks}
+def index_run(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+    services = services_for(executor)
+    pending = services.resume_deletes()
+    state = services.sync_index()
+    return {
+        "indexed": state.tasks_done,
+        "errors": state.errors,
+        "totalBytes": state.total_bytes,
+        "pendingDeletes": pending,
+    }
+
+
+def index_status(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+    services = services_for(executor)
+    return {"running": services.indexing, **services.progress.as_json()}
+
+
+HANDLERS = {
+    "runtime.tasks.search": search_tasks,
+    "runtime.index.run": index_run,
+    "runtime.index.status": index_status,
+}

@@ -113,6 +113,17 @@ class TaskServices:
             self.deleter.start()
         self.deleter.wake()
 
+    def resume_deletes(self) -> int:
+        """Start the delete worker when a previous run left items queued; returns how many."""
+        pending = (
+            self.deleter.db.read()
+            .execute("SELECT count(*) FROM delete_queue WHERE state IN ('pending', 'running')")
+            .fetchone()[0]
+        )
+        if pending:
+            self.wake_deleter()
+        return int(pending)
+
     def close(self) -> None:
         if self._delete_started:
             self.deleter.stop()
