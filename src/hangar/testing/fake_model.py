@@ -107,7 +107,9 @@ class FakeModelServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = ThreadingHTTPServer((host, port), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def port(self) -> int:
@@ -207,8 +209,10 @@ class _Handler(BaseHTTPRequestHandler):
             "tools": [],
             "kind": "rejected",
             "turn": None,
+            "status": 200,
         }
-        status = 200
+        # Decide the whole answer first and log it before a byte goes out, so a client
+        # that has its answer always finds the request in the log.
         try:
             body = self._read_body(entry)
             if api is None:
@@ -218,32 +222,34 @@ class _Handler(BaseHTTPRequestHandler):
                 raise RequestRejected(405, f"fake model: {route} takes {expected}")
             if api == "models":
                 entry["kind"] = "models"
-                self._send_json(
-                    200,
-                    {
-                        "object": "list",
-                        "data": [
-                            {
-                                "id": MODEL,
-                                "object": "model",
-                                "type": "model",
-                                "display_name": "Fake Model",
-                                "owned_by": "hangar",
-                            }
-                        ],
-                    },
-                )
+                answer: list[SseEvent] | dict[str, Any] = {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": MODEL,
+                            "object": "model",
+                            "type": "model",
+                            "display_name": "Fake Model",
+                            "owned_by": "hangar",
+                        }
+                    ],
+                }
             elif api == "count_tokens":
                 entry["kind"] = "count_tokens"
-                self._send_json(200, {"input_tokens": max(1, len(json.dumps(body)) // 4)})
+                answer = {"input_tokens": max(1, len(json.dumps(body)) // 4)}
             else:
-                self._play(api, body, seq, entry)
+                answer = self._play(api, body, seq, entry)
         except RequestRejected as rejected:
-            status = rejected.status
+            entry["status"] = rejected.status
             entry["error"] = str(rejected)
+            self.fake.log(entry)
             self._send_error(api, rejected)
-        entry["status"] = status
+            return
         self.fake.log(entry)
+        if isinstance(answer, list):
+            self._send_sse(answer)
+        else:
+            self._send_json(200, answer)
 
     def _read_body(self, entry: dict[str, Any]) -> Mapping[str, Any]:
         length = int(self.headers.get("content-length") or 0)
@@ -260,7 +266,9 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestRejected(400, "fake model: request body must be a JSON object")
         return body
 
-    def _play(self, api: str, body: Mapping[str, Any], seq: int, entry: dict[str, Any]) -> None:
+    def _play(
+        self, api: str, body: Mapping[str, Any], seq: int, entry: dict[str, Any]
+    ) -> list[SseEvent]:
         key = CONVERSATION_KEY[api]
         if not isinstance(body.get(key), list | str):
             raise RequestRejected(400, f"fake model: missing field `{key}`")
@@ -276,12 +284,10 @@ class _Handler(BaseHTTPRequestHandler):
             entry["turn"] = self.fake.script.cursor - 1
         entry["kind"], entry["turn"] = kind, turn
         if api == "responses":
-            events = responses_stream(reply)
-        elif api == "chat":
-            events = chat_stream(reply)
-        else:
-            events = messages_stream(reply, str(body.get("model") or MODEL))
-        self._send_sse(events)
+            return responses_stream(reply)
+        if api == "chat":
+            return chat_stream(reply)
+        return messages_stream(reply, str(body.get("model") or MODEL))
 
     def _send_sse(self, events: list[SseEvent]) -> None:
         self.send_response(200)

@@ -18,17 +18,21 @@ assert nothing is left. Needs root and util-linux (``unshare``, ``nsenter``, ``m
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import functools
+import http.client
 import json
 import os
 import pty
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import termios
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -39,6 +43,7 @@ from hangar.testing.pty_process import PtyProcess, set_window_size
 from hangar.testing.scenarios import Scenario
 
 READY_TIMEOUT = 20.0
+CLONE_NEWNET = 0x40000000
 TERM_GRACE = 5.0
 
 
@@ -65,6 +70,11 @@ def namespace_support() -> str | None:
     if probe.returncode != 0:
         return f"unshare --net --mount failed: {probe.stderr.strip()}"
     return None
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def _netns_of(pid: int) -> str | None:
@@ -180,6 +190,9 @@ class Sandbox:
                 process.wait()
         with contextlib.suppress(ProcessLookupError):  # children outliving the group leader
             os.killpg(process.pid, signal.SIGKILL)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
     def _kill_stragglers(self) -> None:
         """SIGKILL, by PID, any process still in our namespace besides the helper, and wait
@@ -233,6 +246,50 @@ class Sandbox:
     def dns_queries(self) -> list[dict[str, Any]]:
         """Every DNS query the sink answered (with failure), oldest first."""
         return _read_jsonl(self.state / "dns.jsonl")
+
+    def connect(self, port: int, timeout: float = 10.0) -> socket.socket:
+        """A TCP socket connected to ``127.0.0.1:port`` *inside* the sandbox.
+
+        The network namespace is per thread: a short-lived thread joins the sandbox's
+        namespace, connects, and hands the socket back; the caller's thread never moves.
+        Use it to reach the fake model or a long-lived server (e.g. ``opencode serve``).
+        """
+        assert self._helper is not None, "sandbox not started"
+        netns_path = f"/proc/{self._helper.pid}/ns/net"
+        outcome: list[socket.socket | BaseException] = []
+
+        def join_and_connect() -> None:
+            try:
+                fd = os.open(netns_path, os.O_RDONLY)
+                try:
+                    if _libc().setns(fd, CLONE_NEWNET) != 0:
+                        raise OSError(ctypes.get_errno(), "setns into the sandbox failed")
+                finally:
+                    os.close(fd)
+                outcome.append(socket.create_connection(("127.0.0.1", port), timeout))
+            except BaseException as error:  # handed to the caller's thread
+                outcome.append(error)
+
+        worker = threading.Thread(target=join_and_connect, name="sandbox-connect")
+        worker.start()
+        worker.join()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    def http(
+        self, method: str, port: int, path: str, body: bytes | None = None
+    ) -> tuple[int, bytes]:
+        """One HTTP request to a server inside the sandbox: ``(status, body)``."""
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        connection.sock = self.connect(port)
+        try:
+            headers = {"Content-Type": "application/json"} if body is not None else {}
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
 
     # -- paths -------------------------------------------------------------------------
     def host_root_of_mount(self) -> Path:
@@ -299,8 +356,11 @@ class Sandbox:
         try:
             out, err = process.communicate(input, timeout=timeout)
         except subprocess.TimeoutExpired:
-            self._end_group(process)
-            out, err = process.communicate()
+            os.killpg(process.pid, signal.SIGKILL)
+            try:
+                out, err = process.communicate(timeout=TERM_GRACE)
+            except subprocess.TimeoutExpired:  # a stray descendant still holds the pipes
+                err = b"(stderr unavailable)"
             raise TimeoutError(f"{argv[0]} ran over {timeout}s; stderr: {err[-2000:]!r}") from None
         result = subprocess.CompletedProcess(list(argv), process.returncode, out, err)
         if check:
