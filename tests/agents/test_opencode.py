@@ -219,3 +219,31 @@ def test_a_corrupt_database_is_counted_not_raised(tmp_path: Path) -> None:
     assert loaded.messages == [] and loaded.summary.skipped == {"database_error": 1}
     assert list(store.discover()) == []
     assert source.session_id == sid
+
+
+def test_the_engine_rereads_when_only_the_wal_changed(tmp_path: Path) -> None:
+    """A running OpenCode writes into ``opencode.db-wal``; the main file's signature stays
+    the same, so the store's change marker makes the engine read the session again."""
+    from hangar.transcripts.engine import TranscriptEngine
+
+    db = OpenCodeWriter(tmp_path / "opencode.db")  # stays open: rows stay in the WAL
+    sid = db.session()
+    first = db.user(sid, "One")
+    db.text(sid, db.assistant(sid, first), "ok")
+    store = _store(tmp_path)
+    source = next(iter(store.discover()))
+    engine = TranscriptEngine()
+    assert len(engine.read("k", store, source).messages) == 2
+    main_before = (tmp_path / "opencode.db").stat()
+    second = db.user(sid, "Two")
+    db.text(sid, db.assistant(sid, second), "ok again")
+    main_after = (tmp_path / "opencode.db").stat()
+    assert (main_before.st_size, main_before.st_mtime_ns) == (
+        main_after.st_size,
+        main_after.st_mtime_ns,
+    ), "the new rows are only in the WAL"
+    assert len(engine.read("k", store, source).messages) == 4
+    parses = engine.stats.full_parses
+    engine.read("k", store, source)
+    assert engine.stats.full_parses == parses, "nothing changed: no read"
+    db.close()

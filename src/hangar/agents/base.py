@@ -139,6 +139,13 @@ class AgentStore(ABC):
         """Titles by session id kept outside the transcripts (cheap; may be cached by stat)."""
         return {}
 
+    def change_marker(self, source: SessionSource) -> object:
+        """What else moves when the session may have changed although ``source.path``'s own
+        signature did not (e.g. SQLite's ``-wal`` file, where a live writer puts new rows);
+        ``None`` when the path says it all. The engine re-reads a rewritten-format session
+        when this value changes. Must be cheap (stat calls)."""
+        return None
+
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
         """An empty projector for an append-only source."""
         raise TypeError(f"{self.runtime} sessions are not append-only")

@@ -250,10 +250,6 @@ class ContinueStore(AgentStore):
                 updated_at=_iso_mtime(path),
             )
 
-    def signature(self, source: SessionSource) -> tuple[object, ...]:
-        stat = source.path.stat()
-        return (stat.st_size, stat.st_mtime_ns)
-
     def load(self, source: SessionSource) -> LoadedSession:
         session = _Session()
         data: object = None

@@ -218,9 +218,10 @@ class KiroStore(AgentStore):
                 updated_at=iso_from_millis(updated),
             )
 
-    def signature(self, source: SessionSource) -> tuple[object, ...]:
+    def change_marker(self, source: SessionSource) -> object:
+        """The SQLite ``-wal`` file's (size, mtime), where a live writer's rows land."""
         marks: list[object] = []
-        for path in (source.path, source.path.with_name(source.path.name + "-wal")):
+        for path in (source.path.with_name(source.path.name + "-wal"),):
             try:
                 stat = path.stat()
                 marks.append((stat.st_size, stat.st_mtime_ns))

@@ -44,6 +44,8 @@ class CachedTranscript:
     signature: FileSignature
     offset: int = 0
     projector: TranscriptProjector | None = None
+    marker: object = None
+    """The store's :meth:`~hangar.agents.base.AgentStore.change_marker` when parsed."""
 
 
 @dataclass
@@ -90,9 +92,12 @@ class TranscriptEngine:
                 self._cache.move_to_end(key)
                 return entry
             signature = sign(source.path)
+            marker = store.change_marker(source)
             self.stats.signature_checks += 1
             if entry is not None:
                 change = compare(entry.signature, signature, source.path)
+                if change == "same" and marker != entry.marker:
+                    change = "rewritten"
                 if change == "same":
                     self.stats.cache_hits += 1
                 elif change == "appended" and self._can_append(store, entry):
@@ -101,6 +106,7 @@ class TranscriptEngine:
                     entry = None
             if entry is None:
                 entry = self._parse(store, source, signature)
+                entry.marker = marker
             self._cache[key] = entry
             self._cache.move_to_end(key)
             while len(self._cache) > self.capacity:

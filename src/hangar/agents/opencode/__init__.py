@@ -70,9 +70,10 @@ class OpenCodeStore(AgentStore):
             parent_session_id=as_str(info.get("parentID")),
         )
 
-    def signature(self, source: SessionSource) -> tuple[object, ...]:
-        """What changes when the session may have: the database and its WAL (size, mtime)."""
-        paths = [source.path]
+    def change_marker(self, source: SessionSource) -> object:
+        """The database's WAL (where a running OpenCode writes) or, for the JSON tree, the
+        session's message folder and todo file: (size, mtime) of each."""
+        paths: list[Path] = []
         if _is_sqlite(source.path):
             paths.append(source.path.with_name(source.path.name + "-wal"))
         else:
