@@ -130,6 +130,41 @@ def test_thread_names_and_archived(isolated_home: Path, executor: Executor) -> N
     assert sorted(t["archived"] for t in everything) == [False, True]
 
 
+def test_index_pending_fills_counts_without_moving_updated_at(
+    isolated_home: Path, executor: Executor
+) -> None:
+    """RW-029, RW-033: indexing in the background fills messageCount and status for the
+    list; it reads each changed file once and never moves updatedAt."""
+    path = write_rollout(isolated_home, turns=3)
+    write_claude(isolated_home)
+    listed = {t["runtime"]: t for t in executor.handle("runtime.tasks.list", {})["tasks"]}
+    assert {t["messageCount"] for t in listed.values()} == {0}
+    assert executor.index_pending() == 2
+    assert executor.index_pending() == 0
+    after = {t["runtime"]: t for t in executor.handle("runtime.tasks.list", {})["tasks"]}
+    assert after["codex"]["messageCount"] == 6 and after["claude"]["messageCount"] == 2
+    assert {k: t["updatedAt"] for k, t in after.items()} == {
+        k: t["updatedAt"] for k, t in listed.items()}  # fmt: skip
+    with path.open("ab") as handle:
+        handle.write(codex_turn(9))
+    executor.handle("runtime.tasks.list", {})
+    assert executor.index_pending() == 1
+    codex = executor.handle("runtime.tasks.list", {"runtime": "codex"})["tasks"][0]
+    assert codex["messageCount"] == 8 and codex["updatedAt"] == "2026-01-01T00:00:09Z"
+
+
+def test_background_indexer_thread(isolated_home: Path, executor: Executor) -> None:
+    """The background indexer runs after a list refresh and stops on close."""
+    write_rollout(isolated_home)
+    executor.start_background_indexing()
+    try:
+        executor.handle("runtime.tasks.list", {})
+    finally:
+        executor.close()
+    assert executor.index.stale() == ()
+    assert executor.handle("runtime.tasks.list", {})["tasks"][0]["messageCount"] == 4
+
+
 def test_rpc_errors(executor: Executor) -> None:
     """Unknown methods and bad payloads are HangarErrors with stable codes."""
     with pytest.raises(HangarError) as unknown:

@@ -7,6 +7,7 @@ The Python methods below are the library API the handlers and the CLI share.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import open_stores
 from hangar.device import Device
-from hangar.errors import NotFoundError
+from hangar.errors import HangarError, NotFoundError
 from hangar.executor import rpc_archive, rpc_search, rpc_tasks
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
@@ -23,7 +24,7 @@ from hangar.executor.task_index import TaskIndex
 from hangar.model import LocalTask, Transcript
 from hangar.settings import Settings
 from hangar.state import HangarState
-from hangar.transcripts.engine import TranscriptEngine
+from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
 from hangar.transcripts.paging import DEFAULT_LIMIT, page
 
 Handler = Callable[["Executor", dict[str, Any]], dict[str, Any]]
@@ -49,7 +50,11 @@ class Executor:
         self.stores: Mapping[str, AgentStore] = stores if stores is not None else open_stores()
         self.index = TaskIndex(db, device.device_id)
         self.engine = TranscriptEngine(capacity=int(settings.transcript_cache_entries))
+        self._indexer = TranscriptEngine(capacity=2)
         self._refresh_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._closing = False
 
     @classmethod
     def from_state(
@@ -68,6 +73,7 @@ class Executor:
     def refresh_index(self) -> None:
         with self._refresh_lock:
             self.index.refresh(self.stores)
+        self._wake.set()
 
     def list_tasks(
         self, *, runtime: str | None = None, include_archived: bool = False
@@ -91,6 +97,65 @@ class Executor:
         before_cursor: str | None = None,
         refresh: bool = True,
     ) -> tuple[LocalTask, Transcript]:
+        entry = self._read(self.engine, local_task_id, refresh=refresh)
+        task = self.index.get(local_task_id)
+        if entry is None:
+            return task, Transcript(messages=[], total_messages=0, has_more=False)
+        result = page(
+            entry.messages,
+            limit=limit,
+            before_cursor=before_cursor,
+            checklist=entry.summary.checklist,
+            context_usage=entry.summary.context_usage,
+        )
+        return task, result
+
+    def index_pending(self, max_tasks: int = 32) -> int:
+        """Read in full up to ``max_tasks`` listed tasks whose file changed since their last
+        full read, so the list shows their message count, status and title; returns how
+        many were read. Uses its own small cache, so it never evicts transcripts a user
+        has open."""
+        done = 0
+        for local_task_id in self.index.stale(max_tasks):
+            try:
+                self._read(self._indexer, local_task_id, refresh=True)
+            except HangarError:
+                continue
+            done += 1
+        return done
+
+    def start_background_indexing(self) -> None:
+        """Run :meth:`index_pending` on a daemon thread after every index refresh."""
+        if self._worker is not None:
+            return
+        self._worker = threading.Thread(
+            target=self._index_loop, name="hangar-task-indexer", daemon=True
+        )
+        self._worker.start()
+        self._wake.set()
+
+    def close(self) -> None:
+        """Stop the background indexer (if started): it finishes the pending work first."""
+        self._closing = True
+        self._wake.set()
+        if self._worker is not None:
+            self._worker.join(timeout=30)
+            self._worker = None
+
+    def _index_loop(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            while self.index_pending(8):
+                pass
+            if self._closing:
+                return
+
+    def _read(
+        self, engine: TranscriptEngine, local_task_id: str, *, refresh: bool
+    ) -> CachedTranscript | None:
+        """The task's parsed transcript, recording what it learned in the index; ``None``
+        (and the task marked missing) when its file is gone."""
         row = self.index.row(local_task_id)
         store = self.stores.get(row["runtime"])
         if store is None or not row["source_path"]:
@@ -99,32 +164,26 @@ class Executor:
             runtime=row["runtime"],
             session_id=row["session_key"],
             path=Path(row["source_path"]),
-            runtime_handle=self.index.get(local_task_id).runtime_handle,
+            runtime_handle=json.loads(row["runtime_handle"]),
         )
         try:
-            entry = self.engine.read(local_task_id, store, source, refresh=refresh)
+            entry = engine.read(local_task_id, store, source, refresh=refresh)
         except FileNotFoundError:
-            self.engine.forget(local_task_id)
+            engine.forget(local_task_id)
             self.index.mark_missing(local_task_id)
-            empty = Transcript(messages=[], total_messages=0, has_more=False)
-            return self.index.get(local_task_id), empty
+            return None
         summary = entry.summary
+        sig = entry.signature
+        signature = f"{sig.device}:{sig.inode}:{sig.size}:{sig.mtime_ns}"
         row = self.index.row(local_task_id)
-        known = (row["message_count"], row["status"], row["title"], row["model"])
+        known = (row["message_count"], row["status"], row["title"], row["model"], row["signature"])
         learned = (
             summary.message_count,
             summary.status,
             summary.title or row["title"],
             summary.model or row["model"],
+            signature,
         )
         if known != learned:
-            self.index.record_parse(local_task_id, summary)
-        task = self.index.get(local_task_id)
-        result = page(
-            entry.messages,
-            limit=limit,
-            before_cursor=before_cursor,
-            checklist=summary.checklist,
-            context_usage=summary.context_usage,
-        )
-        return task, result
+            self.index.record_parse(local_task_id, summary, signature)
+        return entry

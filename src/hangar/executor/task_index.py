@@ -209,16 +209,40 @@ class TaskIndex:
         raise NotFoundError(kind="task", key=key)
 
     # --------------------------------------------------------------- writes
-    def record_parse(self, local_task_id: str, summary: SessionSummary) -> None:
-        """Store what a full read learned; ``updated_at`` is deliberately left alone."""
+    def record_parse(
+        self, local_task_id: str, summary: SessionSummary, signature: str | None = None
+    ) -> None:
+        """Store what a full read learned; ``updated_at`` is deliberately left alone.
+
+        ``signature`` is the file's stat signature at that read: tasks whose current
+        signature differs are :meth:`stale` (their counts need another read).
+        """
         status = summary.status if summary.status in _STATUSES else "done"
         with self.db.write() as conn:
             conn.execute(
                 "UPDATE local_tasks SET message_count = ?, status = ?,"
-                " title = coalesce(?, title), model = coalesce(?, model)"
-                " WHERE local_task_id = ?",
-                (summary.message_count, status, summary.title, summary.model, local_task_id),
+                " title = coalesce(?, title), model = coalesce(?, model),"
+                " signature = coalesce(?, signature) WHERE local_task_id = ?",
+                (
+                    summary.message_count,
+                    status,
+                    summary.title,
+                    summary.model,
+                    signature,
+                    local_task_id,
+                ),
             )
+
+    def stale(self, limit: int = 32) -> tuple[str, ...]:
+        """Listed tasks whose file changed since their last full read, newest first."""
+        rows = self.db.read().execute(
+            "SELECT local_task_id FROM local_tasks WHERE missing = 0 AND deleted_at IS NULL"
+            " AND parent_session_key IS NULL AND stat_signature IS NOT NULL"
+            " AND (signature IS NULL OR signature != stat_signature)"
+            " ORDER BY updated_at DESC LIMIT ?",
+            (limit,),
+        )
+        return tuple(str(row[0]) for row in rows)
 
     def mark_missing(self, local_task_id: str) -> None:
         with self.db.write() as conn:

@@ -21,7 +21,7 @@ CREATE TABLE local_tasks (
     status               TEXT NOT NULL DEFAULT 'done',
     message_count        INTEGER NOT NULL DEFAULT 0,
     model                TEXT,
-    signature            TEXT,                -- the transcript engine's signature when last read
+    signature            TEXT,                -- stat_signature when last read in full
     missing              INTEGER NOT NULL DEFAULT 0,
     deleted_at           TEXT,                -- tombstone: hidden at once, deleted later
     UNIQUE (runtime, session_key)
