@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
-from hangar.agents.checklist_rules import ChecklistLedger
+from hangar.agents.checklist_rules import ChecklistLedger, current_checklist
 from hangar.agents.checklists import from_continue_checklist
 from hangar.agents.message_log import (
     JsonObject,
@@ -279,7 +279,8 @@ class ContinueStore(AgentStore):
             updated_at=_iso_mtime(source.path),
             model=model or as_str(info.get("chatModelTitle")),
             message_count=len(messages),
-            checklist=session.checklist,
+            # The transcript's current list is the latest turn's own (CL-011, CL-064).
+            checklist=current_checklist(messages),
             skipped=dict(session.skipped.counts),
         )
         return LoadedSession(messages, summary)

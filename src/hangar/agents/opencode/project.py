@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hangar.agents.base import SessionSummary
-from hangar.agents.checklist_rules import ChecklistLedger
+from hangar.agents.checklist_rules import ChecklistLedger, current_checklist
 from hangar.agents.checklists import from_opencode_todos
 from hangar.agents.message_log import (
     JsonObject,
@@ -344,7 +344,8 @@ def project_session(session: RawSession) -> tuple[list[Message], SessionSummary]
         model=last_model,
         status=status,
         message_count=len(messages),
-        checklist=projector.checklist,
+        # The transcript's current list is the latest turn's own (CL-011, CL-064).
+        checklist=current_checklist(messages),
         skipped=dict(session.skipped.counts),
     )
     return messages, summary
