@@ -114,6 +114,17 @@ def test_deleted_file_reports_missing(isolated_home: Path, executor: Executor) -
     assert listed[0]["status"] == "missing"
 
 
+def test_unreadable_file_is_a_clear_error(isolated_home: Path, executor: Executor) -> None:
+    """DESIGN §6: a transcript that cannot be read is a HangarError naming the file."""
+    path = write_rollout(isolated_home)
+    task = executor.handle("runtime.tasks.list", {})["tasks"][0]
+    path.unlink()
+    path.mkdir()  # same name, now a directory: open() fails with IsADirectoryError
+    with pytest.raises(HangarError) as error:
+        executor.handle("runtime.tasks.transcript", {"localTaskId": task["localTaskId"]})
+    assert error.value.code == "corrupt_file" and str(path) in str(error.value)
+
+
 def test_thread_names_and_archived(isolated_home: Path, executor: Executor) -> None:
     """RW-163/164: session_index.jsonl names win; archived rollouts only with includeArchived."""
     write_rollout(isolated_home)

@@ -16,7 +16,7 @@ from typing import Any
 from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import open_stores
 from hangar.device import Device
-from hangar.errors import HangarError, NotFoundError
+from hangar.errors import CorruptFileError, HangarError, NotFoundError
 from hangar.executor import rpc_archive, rpc_search, rpc_tasks
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
@@ -172,6 +172,8 @@ class Executor:
             engine.forget(local_task_id)
             self.index.mark_missing(local_task_id)
             return None
+        except OSError as exc:
+            raise CorruptFileError(path=source.path, problem=f"cannot read: {exc}") from None
         summary = entry.summary
         sig = entry.signature
         signature = f"{sig.device}:{sig.inode}:{sig.size}:{sig.mtime_ns}"
