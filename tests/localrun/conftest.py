@@ -53,3 +53,14 @@ def client_for(hub_app: FastAPI):  # type: ignore[no-untyped-def]
     yield make
     for test_client in opened:
         test_client.close()
+
+
+@pytest.fixture
+def browser_client(hub_app: FastAPI) -> Iterator[TestClient]:
+    """A client logged in through the web form (session cookie, no bearer token)."""
+    with _client(hub_app, None) as test_client:
+        response = test_client.post(
+            "/login", data={"token": TOKEN, "next": "/issues"}, follow_redirects=False
+        )
+        assert response.status_code == 303
+        yield test_client

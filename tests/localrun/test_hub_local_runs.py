@@ -210,3 +210,19 @@ def test_sweeper_fails_runs_silent_for_150_seconds(client: TestClient, hub_app: 
     swept = client.get(f"/api/local-runs/{silent['id']}").json()
     assert (swept["status"], swept["error"]) == ("failed", sweeper.TIMEOUT_ERROR)
     assert client.get(f"/api/local-runs/{finished['id']}").json()["status"] == "completed"
+
+
+def test_issue_page_lists_runs_with_a_live_log(
+    client: TestClient, browser_client: TestClient
+) -> None:
+    """The issue page shows its runs; the log is read through the API with the session."""
+    key = new_issue(client)
+    run = new_run(client, key)
+    post(client, run["id"], type="text", source="s", sourceKey="a", content="<b>hi</b>")
+    page = browser_client.get(f"/issues/{key}")
+    assert page.status_code == 200
+    assert f'id="run-{run["id"]}"' in page.text
+    assert "/static/local_runs.js" in page.text
+    assert browser_client.get("/static/local_runs.js").status_code == 200
+    log = browser_client.get(f"/api/local-runs/{run['id']}/messages?since=0")
+    assert log.status_code == 200 and log.json()["messages"][0]["content"] == "<b>hi</b>"

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from hangar.errors import HangarError, UsageError
-from hangar.hub import comments_repo, issues_repo, workspace_repo
+from hangar.hub import comments_repo, issues_repo, local_runs_repo, workspace_repo
 from hangar.hub.context import Hub, hub_of
 from hangar.hub.rendering import render
 from hangar.hub.web_session import check_form_csrf, require_session
@@ -129,6 +129,7 @@ def issue_page(key: str, request: Request, ctx: Hub) -> HTMLResponse:
         issue=issue,
         comments=comments_repo.thread(comments),
         comment_count=len(comments),
+        local_runs=local_runs_repo.list_runs(ctx.engine, ctx.workspace, key),
     )
 
 
