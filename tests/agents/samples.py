@@ -83,42 +83,38 @@ def cn_reply(text: str) -> dict[str, Any]:
     return {"message": {"role": "assistant", "content": text}, "contextItems": []}
 
 
-def cn_session(session_id: str, history: list[dict[str, Any]]) -> dict[str, Any]:
+def cn_session(
+    session_id: str, history: list[dict[str, Any]], workspace: str = "/work/demo"
+) -> dict[str, Any]:
     return {
         "sessionId": session_id,
         "title": "Untitled Session",
-        "workspaceDirectory": "/work/demo",
+        "workspaceDirectory": workspace,
         "history": history,
         "usage": {"totalCost": 0, "promptTokens": 22, "completionTokens": 14},
     }
 
 
-def continue_sample_home(root: Path) -> AgentHome:
+def continue_sample_home(root: Path, workspace: str = "/work/demo") -> AgentHome:
     history = [
         cn_user("Plan the work"),
         cn_call("call_1", "Bash", json.dumps({"command": "ls"}), output="README.md\n"),
         cn_checklist("call_2", "- [x] Reproduce the bug\n- [ ] Write the fix"),
         cn_reply("Plan recorded."),
     ]
-    return continue_home(
-        root,
-        {
-            "5f0c6a52-0000-4000-8000-000000000001": cn_session(
-                "5f0c6a52-0000-4000-8000-000000000001", history
-            )
-        },
-    )
+    sid = "5f0c6a52-0000-4000-8000-000000000001"
+    return continue_home(root, {sid: cn_session(sid, history, workspace)})
 
 
-def opencode_sqlite_home(root: Path) -> AgentHome:
+def opencode_sqlite_home(root: Path, directory: str = "/work/demo") -> AgentHome:
     """One session with a tool round trip, a todo list and a sub-agent with its own list."""
     db = OpenCodeWriter(root / "opencode.db")
-    sid = db.session("Plan the work")
+    sid = db.session("Plan the work", directory=directory)
     user = db.user(sid, "Plan the work")
     step = db.assistant(sid, user, tokens={"input": 11, "output": 7})
     db.tool(sid, step, "bash", {"command": "ls"}, output="README.md\n")
     db.todowrite(sid, step, [todo("Reproduce the bug", "completed"), todo("Write the fix")])
-    child = db.session("Sub-agent", parent=sid)
+    child = db.session("Sub-agent", parent=sid, directory=directory)
     db.tool(
         sid,
         step,
