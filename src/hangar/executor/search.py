@@ -24,6 +24,7 @@ from typing import Any
 from hangar.device import Device
 from hangar.errors import UsageError
 from hangar.executor.database import ExecutorDatabase
+from hangar.executor.search_index import SEQ_SHIFT
 from hangar.executor.search_text import MARK_CLOSE, MARK_OPEN, clean_snippet, compile_query
 
 DEFAULT_LIMIT = 20
@@ -69,18 +70,16 @@ def search(db: ExecutorDatabase, device: Device, payload: object) -> dict[str, A
         filters.append("t.group_workspace_path = ? AND t.workspace_kind != 'chat'")
         params.append(project)
     sql = (
-        "WITH hits AS (SELECT rowid AS id, rank FROM search_fts WHERE search_fts MATCH ?),"
-        " best AS (SELECT r.local_task_id, r.id AS row_id, r.message_index, r.role,"
-        " min((r.role = 'title') * 1e9 + h.rank) AS best_rank"
-        " FROM hits h JOIN search_rows r ON r.id = h.id"
-        " GROUP BY r.local_task_id)"
+        "WITH matched AS (SELECT DISTINCT rowid >> ? AS seq FROM search_fts"
+        " WHERE search_fts MATCH ?)"
         " SELECT t.local_task_id, t.runtime, t.runtime_handle, t.title, t.title_override,"
-        " t.workspace_path, t.updated_at, b.row_id, b.message_index, b.role"
-        " FROM best b JOIN local_tasks t ON t.local_task_id = b.local_task_id"
+        " t.workspace_path, t.updated_at, p.task_seq"
+        " FROM matched m JOIN search_progress p ON p.task_seq = m.seq"
+        " JOIN local_tasks t ON t.local_task_id = p.local_task_id"
         f" WHERE {' AND '.join(filters)}"
         " ORDER BY t.updated_at DESC, t.local_task_id LIMIT ?"
     )
-    params.append(limit)
+    params = [SEQ_SHIFT, *params, limit]
     conn = db.read()
     try:
         tasks = conn.execute(sql, params).fetchall()
@@ -93,10 +92,19 @@ def search(db: ExecutorDatabase, device: Device, payload: object) -> dict[str, A
 def _result(
     conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str
 ) -> dict[str, Any]:
+    """The task's best-ranked matching message (its title only when no message matches)."""
+    base = int(task["task_seq"]) << SEQ_SHIFT
+    best = conn.execute(
+        "SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?"
+        " ORDER BY rank LIMIT 1",
+        (match, base + 1, base + (1 << SEQ_SHIFT) - 1),
+    ).fetchone()
+    row_id = int(best[0]) if best is not None else base
     row = conn.execute(
-        "SELECT snippet(search_fts, -1, ?, ?, '…', ?) FROM search_fts"
-        " WHERE search_fts MATCH ? AND rowid = ?",
-        (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, task["row_id"]),
+        "SELECT r.message_index, r.role, snippet(search_fts, -1, ?, ?, '…', ?)"
+        " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
+        " WHERE search_fts MATCH ? AND search_fts.rowid = ?",
+        (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, row_id),
     ).fetchone()
     try:
         handle = json.loads(task["runtime_handle"] or "{}")
@@ -106,9 +114,9 @@ def _result(
         "deviceId": device.device_id,
         "localTaskId": task["local_task_id"],
         "title": task["title_override"] or task["title"],
-        "snippet": clean_snippet(row[0] or "") if row else "",
-        "messageIndex": task["message_index"],
-        "role": task["role"],
+        "snippet": clean_snippet(row[2] or "") if row else "",
+        "messageIndex": row[0] if row else None,
+        "role": row[1] if row else "title",
         "updatedAt": task["updated_at"],
         "deviceName": device.name,
         "workspacePath": task["workspace_path"],

@@ -46,6 +46,9 @@ MAX_COMMAND_CHARS = 4096
 MAX_OUTPUT_CHARS = 2048
 _OUTPUT_HEAD = 512
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+SEQ_SHIFT = 20
+MAX_MESSAGES = (1 << SEQ_SHIFT) - 1
+"""Messages with a higher transcript index are not indexed (ids are per-task ranges)."""
 Row = tuple[int, str, str | None, str, str]
 """(message index, role, createdAt, body, output) as stored (CJK already prepared)."""
 _COMMAND_KEYS = ("command", "cmd", "commands", "pattern", "query", "file_path", "path", "url")
@@ -293,37 +296,32 @@ class SearchIndexer:
         error: str | None = None,
         offset: int = 0,
     ) -> None:
+        rows = [r for r in rows if r[0] < MAX_MESSAGES]
         with self.db.write() as conn:
-            _delete_rows(conn, task_id, title_too=True, from_index=start)
-            first = int(
-                conn.execute("SELECT coalesce(max(id), 0) + 1 FROM search_rows").fetchone()[0]
-            )
+            base = _task_seq(conn, task_id) << SEQ_SHIFT
+            _delete_rows(conn, base, from_index=start)
             conn.execute(
                 "INSERT INTO search_rows(id, local_task_id, message_index, role)"
                 " VALUES (?, ?, NULL, 'title')",
-                (first, task_id),
+                (base, task_id),
             )
             conn.execute(
                 "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, '')",
-                (first, prepare_text(title)),
+                (base, prepare_text(title)),
             )
-            ids = range(first + 1, first + 1 + len(rows))
             conn.executemany(
                 "INSERT INTO search_rows(id, local_task_id, message_index, role, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
-                [(i, task_id, r[0], r[1], r[2]) for i, r in zip(ids, rows, strict=True)],
+                [(base + 1 + r[0], task_id, r[0], r[1], r[2]) for r in rows],
             )
             conn.executemany(
                 "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, ?)",
-                [(i, r[3], r[4]) for i, r in zip(ids, rows, strict=True)],
+                [(base + 1 + r[0], r[3], r[4]) for r in rows],
             )
             conn.execute(
-                "INSERT INTO search_progress(local_task_id, signature, byte_offset, messages,"
-                " title, indexed_at, error) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT(local_task_id) DO UPDATE SET signature = excluded.signature,"
-                " byte_offset = excluded.byte_offset, messages = excluded.messages,"
-                " title = excluded.title, indexed_at = excluded.indexed_at, error = excluded.error",
-                (task_id, signature, offset, len(rows), title, now_iso(), error),
+                "UPDATE search_progress SET signature = ?, byte_offset = ?, messages = ?,"
+                " title = ?, indexed_at = ?, error = ? WHERE local_task_id = ?",
+                (signature, offset, len(rows), title, now_iso(), error, task_id),
             )
 
     def forget(self, task_id: str) -> None:
@@ -331,7 +329,11 @@ class SearchIndexer:
         self.engine.forget(task_id)
         self._seen.pop(task_id, None)
         with self.db.write() as conn:
-            _delete_rows(conn, task_id, title_too=True, from_index=0)
+            row = conn.execute(
+                "SELECT task_seq FROM search_progress WHERE local_task_id = ?", (task_id,)
+            ).fetchone()
+            if row is not None and row[0] is not None:
+                _delete_rows(conn, int(row[0]) << SEQ_SHIFT, from_index=0)
             conn.execute("DELETE FROM search_progress WHERE local_task_id = ?", (task_id,))
 
     def drop_orphans(self) -> int:
@@ -348,22 +350,33 @@ class SearchIndexer:
         return len(gone)
 
 
-def _delete_rows(
-    conn: sqlite3.Connection, task_id: str, *, title_too: bool, from_index: int | None
-) -> None:
-    clauses = []
-    if title_too:
-        clauses.append("message_index IS NULL")
-    if from_index is not None:
-        clauses.append(f"message_index >= {int(from_index)}")
-    if not clauses:
-        return
-    where = f"local_task_id = ? AND ({' OR '.join(clauses)})"
-    conn.execute(
-        f"DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_rows WHERE {where})",
-        (task_id,),
+def _task_seq(conn: sqlite3.Connection, task_id: str) -> int:
+    """The task's id range number, allocated on its first indexing and kept afterwards."""
+    row = conn.execute(
+        "SELECT task_seq FROM search_progress WHERE local_task_id = ?", (task_id,)
+    ).fetchone()
+    if row is not None and row[0] is not None:
+        return int(row[0])
+    seq = int(
+        conn.execute("SELECT coalesce(max(task_seq), 0) + 1 FROM search_progress").fetchone()[0]
     )
-    conn.execute(f"DELETE FROM search_rows WHERE {where}", (task_id,))
+    conn.execute(
+        "INSERT INTO search_progress(local_task_id, signature, indexed_at, task_seq)"
+        " VALUES (?, '', ?, ?) ON CONFLICT(local_task_id) DO UPDATE SET task_seq = ?",
+        (task_id, now_iso(), seq, seq),
+    )
+    return seq
+
+
+def _delete_rows(conn: sqlite3.Connection, base: int, *, from_index: int | None) -> None:
+    """Delete the title row, and the message rows from ``from_index`` on (when given)."""
+    last = base + (1 << SEQ_SHIFT) - 1
+    ranges = [(base, base)]
+    if from_index is not None:
+        ranges.append((base + 1 + from_index, last))
+    for low, high in ranges:
+        conn.execute("DELETE FROM search_fts WHERE rowid BETWEEN ? AND ?", (low, high))
+        conn.execute("DELETE FROM search_rows WHERE id BETWEEN ? AND ?", (low, high))
 
 
 def _first_changed(previous: list[Message], current: list[Message]) -> int:
