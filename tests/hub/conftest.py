@@ -27,8 +27,10 @@ def state(hangar_home: object) -> Iterator[HangarState]:
 
 
 @pytest.fixture
-def hub_app(state: HangarState) -> FastAPI:
-    return create_app(state, local_executor_link(state), token=TOKEN)
+def hub_app(state: HangarState) -> Iterator[FastAPI]:
+    link = local_executor_link(state)
+    yield create_app(state, link, token=TOKEN)
+    link.close()  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ from typing import Any, Protocol
 
 import watchfiles
 
-from hangar.errors import HangarError
 from hangar.paths import agent_homes
 from hangar.state import HangarState
 
@@ -102,48 +101,99 @@ class SessionWatcher(threading.Thread):
 
 
 class IndexWorker(threading.Thread):
-    """Indexes this device's sessions once at start, logging progress."""
+    """Discovers and indexes this device's sessions once at start, logging its progress.
 
-    def __init__(self, executor: _Caller, publish: Publish) -> None:
+    Steps: list (discovery, through the RPC surface), then, with an in-process executor, read
+    the sessions whose files changed (``Executor.index_pending``) and bring the search index up
+    to date (``TaskServices.sync_index``). Each step logs how far it got; pages never wait.
+    """
+
+    def __init__(self, executor: Any, link: _Caller, publish: Publish) -> None:
         super().__init__(name="hangar-index-worker", daemon=True)
         self.executor = executor
+        self.link = link
         self.publish = publish
         self.done = threading.Event()
-        self.result: dict[str, Any] = {}
+        self._stop = threading.Event()
+        self.summary: dict[str, Any] = {}
 
     def stop(self) -> None:
-        """Indexing is bounded and read-only; there is nothing to interrupt."""
+        self._stop.set()
+        self.done.wait(timeout=30)
 
     def run(self) -> None:
         started = time.monotonic()
         try:
             log.info("indexing: discovering sessions…")
-            listed = self.executor.call("runtime.tasks.list", {"includeArchived": True})
+            listed = self.link.call("runtime.tasks.list", {"includeArchived": True})
             total = len(listed.get("tasks", []))
             log.info("indexing: %d sessions found in %.2fs", total, time.monotonic() - started)
-            self.publish("index.progress", {"done": 0, "total": total})
-            try:
-                self.result = self.executor.call("runtime.index.run", {})
-            except HangarError as exc:
-                if exc.code != "not_supported":
-                    raise
-                self.result = {"indexed": total}
-            log.info(
-                "indexing: done in %.2fs (%s)",
-                time.monotonic() - started,
-                ", ".join(f"{k}={v}" for k, v in self.result.items() if not isinstance(v, dict)),
-            )
-            self.publish("index.progress", {"done": total, "total": total})
-            self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "indexed"})
+            self.summary["sessions"] = total
+            self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "listed"})
+            if self.executor is not None:
+                self.summary["read"] = self._read_changed(total)
+                self.summary["searchIndex"] = self._sync_search_index()
+            log.info("indexing: done in %.2fs", time.monotonic() - started)
+            self.publish("index.progress", {"done": True, **self.summary})
         except Exception as exc:  # a worker must never take the hub down
             log.warning("indexing failed: %s", exc)
         finally:
             self.done.set()
 
+    def _read_changed(self, total: int) -> int:
+        index_pending = getattr(self.executor, "index_pending", None)
+        if not callable(index_pending):
+            return 0
+        done = 0
+        while not self._stop.is_set():
+            count = int(index_pending(16))
+            if count == 0:
+                break
+            done += count
+            log.info("indexing: read %d changed session(s) of %d", done, total)
+            self.publish("index.progress", {"read": done, "sessions": total})
+        return done
 
-def start_live_workers(state: HangarState, executor: Any, publish: Publish) -> list[Any]:
-    """Start the index worker and the session watcher for ``state``'s device."""
-    index = IndexWorker(executor, publish)
+    def _sync_search_index(self) -> dict[str, Any]:
+        try:
+            from hangar.executor.task_services import services_for
+        except ImportError:
+            return {}
+        last = [0.0]
+
+        def report(progress: Any) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 1.0:
+                last[0] = now
+                state = progress.as_json()
+                log.info(
+                    "search index: %s/%s sessions, %.1f/%.1f MB",
+                    state.get("tasksDone"),
+                    state.get("tasksTotal"),
+                    state.get("doneBytes", 0) / 1e6,
+                    state.get("totalBytes", 0) / 1e6,
+                )
+                self.publish("index.progress", {"searchIndex": state})
+
+        result = services_for(self.executor).sync_index(report)
+        state: dict[str, Any] = result.as_json()
+        log.info(
+            "search index: %s sessions indexed, %s error(s)",
+            state.get("tasksDone"),
+            state.get("errors"),
+        )
+        return state
+
+
+def start_live_workers(
+    state: HangarState, executor: Any, link: _Caller, publish: Publish
+) -> list[Any]:
+    """Start the index worker and the session watcher for ``state``'s device.
+
+    ``executor`` is the in-process :class:`~hangar.executor.service.Executor` (or ``None``);
+    ``link`` its RPC surface.
+    """
+    index = IndexWorker(executor, link, publish)
     watcher = SessionWatcher(state.device.device_id, state.settings.paths.home, publish)
     index.start()
     watcher.start()

@@ -82,6 +82,13 @@ class InProcessExecutorLink:
 
     handler: Handler
     supported: frozenset[str] | None = None
+    closer: Callable[[], None] | None = None
+    """Stops the executor's background threads; called by :meth:`close`."""
+
+    def close(self) -> None:
+        if self.closer is not None:
+            self.closer()
+            self.closer = None
 
     def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]:
         if self.supported is not None and method not in self.supported:

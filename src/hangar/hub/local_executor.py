@@ -19,6 +19,9 @@ log = logging.getLogger("hangar.hub")
 class MissingExecutor:
     """Stands in when this installation has no executor: every call is ``not_supported``."""
 
+    def close(self) -> None:
+        """Nothing runs."""
+
     def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]:
         raise RpcNotSupported(method=method, message="this hangar has no local executor")
 
@@ -35,4 +38,20 @@ def local_executor_link(state: HangarState) -> ExecutorLink:
     return InProcessExecutorLink(
         handler=executor.handle,
         supported=frozenset(supported) if supported is not None else None,
+        closer=lambda: close_executor(executor),
     )
+
+
+def close_executor(executor: Any) -> None:
+    """Stop the executor's background workers (indexer, delete worker) before its DB closes."""
+    close = getattr(executor, "close", None)
+    if callable(close):
+        close()
+    services = importlib.import_module("hangar.executor.task_services")
+    services.services_for(executor).close()
+
+
+def executor_of(link: ExecutorLink) -> Any | None:
+    """The in-process executor behind ``link`` (for executor-side workers), if any."""
+    handler = getattr(link, "handler", None)
+    return getattr(handler, "__self__", None)

@@ -151,10 +151,25 @@ def _one(ctx: HubContext, method: str, address: TaskAddress) -> dict[str, Any]:
 
 @archived.post("/list", summary="Archived tasks with per-Project counts")
 def archived_list(body: ArchivedListRequest, ctx: Hub) -> dict[str, Any]:
+    """The executors' archive lists (RW-164/167), merged; ``projectId`` as in the main list."""
     device_ids = [body.deviceId] if body.deviceId else [i.device_id for i in ctx.device_infos()]
     tasks: list[dict[str, Any]] = []
     for device_id in device_ids:
-        tasks.extend(_tasks_of(ctx, device_id, include_archived=True))
+        link = ctx.devices.link(device_id)
+        try:
+            items = link.call("runtime.tasks.archived_list", {}).get("items", [])
+        except RpcNotSupported:
+            tasks.extend(_tasks_of(ctx, device_id, include_archived=True))
+            continue
+        for item in items:
+            tasks.append(
+                {
+                    **item,
+                    "deviceId": item.get("deviceId") or device_id,
+                    "archived": True,
+                    "groupWorkspacePath": item.get("projectKey") or "",
+                }
+            )
     return archived_view(tasks)
 
 
@@ -212,19 +227,23 @@ def archive_all(body: ArchiveAllRequest, ctx: Hub) -> dict[str, Any]:
     return {"archived": len(total), "localTaskIds": total}
 
 
-@archived.post("/delete-bulk", summary="Delete several archived tasks")
+BULK_BATCH = 50
+"""Ids per ``runtime.tasks.delete_bulk`` call: bulk deletes go in small batches (RW-177)."""
+
+
+@archived.post("/delete-bulk", summary="Delete several archived tasks (in small batches)")
 def delete_bulk(body: TaskList, ctx: Hub) -> dict[str, Any]:
-    results: list[dict[str, Any]] = []
-    for item in body.items:
-        try:
-            _one(ctx, "runtime.tasks.delete", item)
-            results.append({**item.model_dump(), "deleted": True})
-        except RpcNotSupported:
-            raise
-        except HangarError as exc:
-            error = {"code": exc.code, "message": str(exc)}
-            results.append({**item.model_dump(), "deleted": False, "error": error})
-    return {"results": results, "deleted": sum(1 for r in results if r["deleted"])}
+    replies: list[dict[str, Any]] = []
+    deleted = 0
+    for device_id, ids in _by_device(body.items).items():
+        link = ctx.devices.link(device_id)
+        for start in range(0, len(ids), BULK_BATCH):
+            batch = ids[start : start + BULK_BATCH]
+            reply = link.call("runtime.tasks.delete_bulk", {"localTaskIds": batch})
+            replies.append({"deviceId": device_id, "localTaskIds": batch, **reply})
+            deleted += len(batch) if reply.get("deleted") else 0
+        _changed(ctx, device_id, ids)
+    return {"batches": replies, "deleted": deleted}
 
 
 def _by_device(items: list[TaskAddress]) -> dict[str, list[str]]:

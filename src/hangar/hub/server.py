@@ -20,7 +20,7 @@ from hangar.errors import UsageError
 from hangar.hub.app import create_app
 from hangar.hub.auth import TokenSource, load_or_create_token
 from hangar.hub.executor_link import ExecutorLink
-from hangar.hub.local_executor import local_executor_link
+from hangar.hub.local_executor import executor_of, local_executor_link
 from hangar.hub.outbox import start_local_run_workers
 from hangar.state import HangarState
 
@@ -108,7 +108,9 @@ class HubServer:
             timeout_graceful_shutdown=3,
         )
         server = uvicorn.Server(config)
-        self.workers = start_live_workers(self.state, self.executor, self.publish)
+        link = self.executor
+        assert link is not None
+        self.workers = start_live_workers(self.state, executor_of(link), link, self.publish)
         self.workers += start_local_run_workers(self.app.state.hub)
         if self.on_started:
             self.on_started(self)
@@ -117,6 +119,9 @@ class HubServer:
         finally:
             for worker in self.workers:
                 worker.stop()
+            close = getattr(self.executor, "close", None)
+            if callable(close):
+                close()
             self.sock.close()
 
 

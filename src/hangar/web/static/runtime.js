@@ -218,6 +218,19 @@
   });
 
   // ---- search ---------------------------------------------------------------------------
+  // Snippets mark matches as «…»; build text nodes and <mark>s (never innerHTML).
+  function appendMarked(el, text) {
+    const parts = text.split(/([«»])/);
+    let inMark = false;
+    for (const part of parts) {
+      if (part === "«") { inMark = true; continue; }
+      if (part === "»") { inMark = false; continue; }
+      if (!part) continue;
+      if (inMark) { const m = document.createElement("mark"); m.textContent = part; el.append(m); }
+      else el.append(document.createTextNode(part));
+    }
+  }
+
   function renderResults(results) {
     const box = $("search-results");
     box.replaceChildren();
@@ -232,7 +245,7 @@
       title.textContent = r.title || address.title || "(untitled)";
       const snippet = document.createElement("span");
       snippet.className = "snippet";
-      snippet.textContent = r.snippet || "";
+      appendMarked(snippet, r.snippet || "");
       button.append(title, snippet);
       const index = r.messageIndex ?? r.index ?? null;
       button.addEventListener("click", () => {
