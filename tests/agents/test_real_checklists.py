@@ -115,3 +115,31 @@ def test_consecutive_turns(cli: str, run_agent: RunAgent, tmp_path: Path) -> Non
     assert _lists(replies[2]) == [[("Temporary step", False)], []]
     assert _read(third)[1].messages == loaded.messages
     assert_store_conforms(type(store), store.home, tmp_path / "conformance")
+
+
+def test_opencode_event_log_rebuilds_the_same_transcript(
+    run_agent: RunAgent, tmp_path: Path
+) -> None:
+    """1.18's ``event`` table alone (no ``message``/``part`` rows) gives the same messages:
+    a copy of the real database (made with SQLite's backup from a read-only connection)
+    loses its projected rows and is read again."""
+    import sqlite3
+
+    from hangar.paths import AgentHome
+
+    run = run_agent("opencode", "checklist-edits", "Edit the checklist")
+    assert run.returncode == 0, run.stderr
+    store, original = _read(run)
+    copy_root = tmp_path / "events-only"
+    copy_root.mkdir()
+    source = sqlite3.connect(f"file:{store.home.root / 'opencode.db'}?mode=ro", uri=True)
+    target = sqlite3.connect(copy_root / "opencode.db")
+    source.backup(target)
+    source.close()
+    target.execute("DELETE FROM part")
+    target.execute("DELETE FROM message")
+    target.commit()
+    target.close()
+    events_only = OpenCodeStore(AgentHome("opencode", copy_root, None))
+    [copied] = [s for s in events_only.discover() if s.session_id == run.session_id]
+    assert events_only.load(copied).messages == original.messages

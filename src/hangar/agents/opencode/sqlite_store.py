@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -127,16 +127,20 @@ def load_session(path: Path, session_id: str) -> RawSession | None:
         ).fetchall()
         if not sessions:
             return None
-        messages = conn.execute(
-            f"{tree}SELECT id, session_id, data FROM message "
-            "WHERE session_id IN (SELECT id FROM tree) ORDER BY time_created, id",
-            (session_id,),
-        ).fetchall()
-        parts = conn.execute(
-            f"{tree}SELECT id, message_id, data FROM part "
-            "WHERE session_id IN (SELECT id FROM tree) ORDER BY message_id, id",
-            (session_id,),
-        ).fetchall()
+        tables = _tables(conn)
+        messages: Sequence[Mapping[str, Any]] = []
+        parts: Sequence[Mapping[str, Any]] = []
+        if "message" in tables and "part" in tables:
+            messages = conn.execute(
+                f"{tree}SELECT id, session_id, data FROM message "
+                "WHERE session_id IN (SELECT id FROM tree) ORDER BY time_created, id",
+                (session_id,),
+            ).fetchall()
+            parts = conn.execute(
+                f"{tree}SELECT id, message_id, data FROM part "
+                "WHERE session_id IN (SELECT id FROM tree) ORDER BY message_id, id",
+                (session_id,),
+            ).fetchall()
         todo_cols = _columns(conn, "todo")
         todos: list[sqlite3.Row] = []
         if todo_cols:
@@ -146,14 +150,66 @@ def load_session(path: Path, session_id: str) -> RawSession | None:
                 "WHERE session_id IN (SELECT id FROM tree) ORDER BY session_id, position",
                 (session_id,),
             ).fetchall()
+        if not messages and "event" in tables:
+            # Event-sourced stores (1.18's ``event`` table) without the projected rows.
+            messages, parts = _from_events(conn, [row["id"] for row in sessions])
     return _assemble(session_id, sessions, messages, parts, todos)
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _from_events(
+    conn: sqlite3.Connection, session_ids: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Message and part rows rebuilt from ``message.*`` events, latest version of each."""
+    marks = ",".join("?" * len(session_ids))
+    infos: dict[str, dict[str, Any]] = {}
+    parts: dict[str, dict[str, Any]] = {}
+    for kind, data in conn.execute(
+        f"SELECT type, data FROM event WHERE aggregate_id IN ({marks}) "
+        "AND type LIKE 'message.%' ORDER BY aggregate_id, seq",
+        session_ids,
+    ):
+        try:
+            event = json.loads(data)
+        except (TypeError, ValueError):
+            continue
+        if not isinstance(event, dict):
+            continue
+        name = str(kind).rsplit(".", 1)[0]
+        info, part = event.get("info"), event.get("part")
+        if name == "message.updated" and isinstance(info, dict) and "id" in info:
+            infos[info["id"]] = info
+        elif name == "message.removed" and isinstance(event.get("messageID"), str):
+            infos.pop(event["messageID"], None)
+        elif name == "message.part.updated" and isinstance(part, dict) and "id" in part:
+            parts[part["id"]] = part
+        elif name == "message.part.removed" and isinstance(event.get("partID"), str):
+            parts.pop(event["partID"], None)
+    message_rows = [
+        {"id": mid, "session_id": info.get("sessionID"), "data": json.dumps(info)}
+        for mid, info in sorted(infos.items(), key=lambda kv: (_created(kv[1]), kv[0]))
+    ]
+    part_rows = [
+        {"id": pid, "message_id": part.get("messageID"), "data": json.dumps(part)}
+        for pid, part in sorted(parts.items(), key=lambda kv: (str(kv[1].get("messageID")), kv[0]))
+    ]
+    return message_rows, part_rows
+
+
+def _created(info: dict[str, Any]) -> int:
+    times = info.get("time")
+    created = times.get("created") if isinstance(times, dict) else None
+    return created if isinstance(created, int) else 0
 
 
 def _assemble(
     root_id: str,
     sessions: list[sqlite3.Row],
-    messages: list[sqlite3.Row],
-    parts: list[sqlite3.Row],
+    messages: Sequence[Mapping[str, Any]],
+    parts: Sequence[Mapping[str, Any]],
     todos: list[sqlite3.Row],
 ) -> RawSession:
     raw = {row["id"]: RawSession(row["id"], _session_info(row)) for row in sessions}
@@ -177,10 +233,10 @@ def _assemble(
             continue
         part.setdefault("id", row["id"])
         owner.parts.append(part)
-    for row in todos:
-        session = raw[row["session_id"]]
-        session.todos = [*(session.todos or []), dict(row)]
-        updated = row["time_updated"]
+    for todo_row in todos:
+        session = raw[todo_row["session_id"]]
+        session.todos = [*(session.todos or []), dict(todo_row)]
+        updated = todo_row["time_updated"]
         if isinstance(updated, int):
             session.todo_updated = max(session.todo_updated or 0, updated)
     for session in raw.values():
