@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,28 @@ def test_kill_9_between_and_during_the_phases_loses_nothing(
     assert {p: _digest(p) for p in paths.values()} == hashes
     assert _visible(db) == ["a", "b", "c"]
     db.close()
+
+
+def test_two_workers_never_work_on_one_item(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    """RW-174: one worker at a time, even when a CLI and a hub both drain the queue."""
+    paths = {f"t{n}": _session_file(tmp_path, f"t{n}", 20_000) for n in range(12)}
+    hashes = {p: _digest(p) for p in paths.values()}
+    for name, path in paths.items():
+        add_task(db, name, source=path)
+    request_delete(db, list(paths))
+    trash_root = hangar_home / "trash"
+    workers = [DeleteWorker(db, trash_root), DeleteWorker(db, trash_root)]
+    threads = [threading.Thread(target=w.drain) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    progress = delete_worker.delete_progress(db)
+    assert progress["byState"] == {"done": 12}
+    attempts = db.read().execute("SELECT max(attempts) FROM delete_queue").fetchone()[0]
+    assert attempts == 1
+    for name in paths:
+        delete_worker.restore(db, trash_root, name)
+    assert {p: _digest(p) for p in paths.values()} == hashes

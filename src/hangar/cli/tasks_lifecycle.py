@@ -15,7 +15,7 @@ import click
 
 from hangar.cli.tasks import _executor
 from hangar.errors import AmbiguousError, NotFoundError
-from hangar.executor.delete_worker import purge_expired_tasks
+from hangar.executor.delete_worker import purge_expired_tasks, request_delete
 from hangar.executor.service import Executor
 from hangar.executor.task_services import services_for
 
@@ -92,7 +92,7 @@ def delete_command(tasks: tuple[str, ...], no_wait: bool, as_json: bool) -> None
     """Delete TASKS: hidden at once, files moved to the trash (restorable until purged)."""
     with _executor() as executor:
         ids = [executor.resolve_task(t) for t in tasks]
-        data = executor.handle("runtime.tasks.delete_bulk", {"localTaskIds": ids})
+        data = request_delete(executor.db, ids)  # phase one; phase two right here, below
         if not no_wait:
             worker = services_for(executor).deleter
 

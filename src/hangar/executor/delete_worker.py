@@ -20,13 +20,16 @@ delete until :func:`purge_task` (or :func:`purge_expired_tasks` after
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +134,7 @@ class DeleteWorker:
         self._stop = threading.Event()
         self._idle = threading.Event()
         self._signal_lock = threading.Lock()
+        self._run_lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def next_item(self) -> sqlite3.Row | None:
@@ -146,7 +150,17 @@ class DeleteWorker:
         return row
 
     def run_one(self) -> bool:
-        """Process one queued item; False when the queue is empty."""
+        """Process one queued item; False when the queue is empty.
+
+        One worker at a time per ``$HANGAR_HOME``: a thread lock within the process and an
+        advisory lock file (``trash/.delete-worker.lock``, released by the kernel if the
+        process dies) across processes, so a CLI and a running hub never work on one item
+        together.
+        """
+        with self._run_lock, _worker_lock(self.trash_root):
+            return self._run_one()
+
+    def _run_one(self) -> bool:
         item = self.next_item()
         if item is None:
             return False
@@ -258,6 +272,17 @@ class DeleteWorker:
                 if not self._wake.is_set():
                     self._idle.set()
             self._wake.wait(60)
+
+
+@contextmanager
+def _worker_lock(trash_root: Path) -> Iterator[None]:
+    trash_root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(trash_root / ".delete-worker.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _thread_id(row: sqlite3.Row) -> str | None:
