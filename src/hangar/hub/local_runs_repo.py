@@ -22,6 +22,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import sqlalchemy as sa
@@ -38,6 +39,8 @@ STATUSES = ("running", *sorted(TERMINAL))
 COMMENT_MODES = ("thread", "off")
 TOKEN_PREFIX = "hgrun_"
 _WRITE_LOCK = threading.Lock()
+_COMMENT_MODES: dict[str, str] = {}
+"""Comments mode per run id (it never changes once a run exists)."""
 
 runs_t = schema.local_runs
 messages_t = schema.local_run_messages
@@ -295,38 +298,40 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
         existing = conn.execute(sa.select(messages_t).where(*where)).first()
         if existing is not None:
             return message_json(existing), False
-        run = _run_row(conn, run_id)
+        mode = _COMMENT_MODES.get(run_id)
+        if mode is None:
+            mode = _COMMENT_MODES[run_id] = str(_run_row(conn, run_id).comments_mode)
         seq = conn.execute(
             sa.select(sa.func.coalesce(sa.func.max(messages_t.c.seq), 0)).where(
                 messages_t.c.run_id == run_id
             )
         ).scalar_one()
-        stamp = now()
-        inserted = conn.execute(
-            sa.insert(messages_t).values(
-                run_id=run_id,
-                seq=seq + 1,
-                type=message.type,
-                tool=message.tool,
-                content=redact_text(message.content),
-                input=redact_value(message.input) or None,
-                output=redact_text(message.output) if message.output is not None else None,
-                source=message.source,
-                source_key=message.source_key,
-                created_at=stamp,
-            )
-        )
-        primary_key = inserted.inserted_primary_key
-        assert primary_key is not None
-        message_id = primary_key[0]
-        if run.comments_mode == "thread" and may_become_comment(message):
+        values: dict[str, Any] = {
+            "run_id": run_id,
+            "seq": seq + 1,
+            "type": message.type,
+            "tool": message.tool,
+            "content": redact_text(message.content),
+            "input": redact_value(message.input) or None,
+            "output": redact_text(message.output) if message.output is not None else None,
+            "source": message.source,
+            "source_key": message.source_key,
+            "created_at": now(),
+            "comment_id": None,
+        }
+        inserted = conn.execute(sa.insert(messages_t).values(**values))
+        if mode == "thread" and may_become_comment(message):
+            primary_key = inserted.inserted_primary_key
+            assert primary_key is not None
             conn.execute(
                 sa.insert(schema.local_run_outbox).values(
-                    message_id=message_id, run_id=run_id, status="pending", next_attempt_at=stamp
+                    message_id=primary_key[0],
+                    run_id=run_id,
+                    status="pending",
+                    next_attempt_at=values["created_at"],
                 )
             )
-        row = conn.execute(sa.select(messages_t).where(messages_t.c.id == message_id)).one()
-    return message_json(row), True
+    return message_json(SimpleNamespace(**values)), True
 
 
 def list_messages(
