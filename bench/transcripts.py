@@ -8,6 +8,7 @@ For each file (generated deterministically in a temp dir, deleted afterwards) it
 (one appended line, then refresh), ``full_index_s`` (a full parse from scratch) and
 ``peak_rss_mb`` of the child process that did the engine work (``getrusage(RUSAGE_CHILDREN)``
 read in an intermediate process right after that child ended), plus the targets as booleans.
+Each time is the best of three runs (fresh engine per cold open), since the machine is shared.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 WORDS = [
@@ -357,23 +359,21 @@ def appended_line(kind: str) -> bytes:
     return json.dumps(record).encode() + b"\n"
 
 
-def child_raw(path: Path) -> dict[str, float]:
-    import msgspec
+REPEAT = 5  # each figure is the best of REPEAT runs: the machine is shared, noise is one-sided
 
-    start = time.perf_counter()
-    with path.open("rb") as handle:
-        for line in handle:
-            json.loads(line)
-    raw = time.perf_counter() - start
-    decoder = msgspec.json.Decoder()
-    start = time.perf_counter()
-    with path.open("rb") as handle:
-        for line in handle:
-            decoder.decode(line)
-    return {"raw_parse_s": raw, "raw_parse_msgspec_s": time.perf_counter() - start}
+
+def _best(run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def child_engine(path: Path, kind: str) -> dict[str, float]:
+    import msgspec
+
     from hangar.agents.base import SessionSource
     from hangar.agents.registry import store_classes
     from hangar.paths import AgentHome
@@ -382,32 +382,60 @@ def child_engine(path: Path, kind: str) -> dict[str, float]:
 
     store = store_classes()[kind](AgentHome(kind, path.parent, None))
     source = SessionSource(kind, "bench", path, {})
+
+    def cold_open() -> object:
+        engine = TranscriptEngine(capacity=4)
+        return page(engine.read("bench", store, source).messages, limit=50)
+
+    def raw_stdlib() -> None:
+        with path.open("rb") as handle:
+            for line in handle:
+                json.loads(line)
+
+    decoder = msgspec.json.Decoder()
+
+    def raw_msgspec() -> None:
+        with path.open("rb") as handle:
+            for line in handle:
+                decoder.decode(line)
+
+    # Baseline and cold open alternate in this one process, so load on the machine hits
+    # both alike; each keeps its best run.
+    timings: dict[str, list[float]] = {"raw": [], "msgspec": [], "first": []}
+    for _ in range(REPEAT):
+        for name, run in (("raw", raw_stdlib), ("msgspec", raw_msgspec), ("first", cold_open)):
+            start = time.perf_counter()
+            run()
+            timings[name].append(time.perf_counter() - start)
+    first_page = min(timings["first"])
     engine = TranscriptEngine(capacity=4)
-    start = time.perf_counter()
-    entry = engine.read("bench", store, source)
-    first = page(entry.messages, limit=50)
-    first_page = time.perf_counter() - start
-    start = time.perf_counter()
-    entry = engine.read("bench", store, source, refresh=False)
-    page(entry.messages, limit=50, before_cursor=first.before_cursor)
-    switch = time.perf_counter() - start
-    with path.open("ab") as handle:
-        handle.write(appended_line(kind))
-    start = time.perf_counter()
-    entry = engine.read("bench", store, source)
-    page(entry.messages, limit=50)
-    append = time.perf_counter() - start
-    assert engine.stats.appends == 1, engine.stats
-    engine.forget("bench")
-    start = time.perf_counter()
-    entry = engine.read("bench", store, source)
-    full = time.perf_counter() - start
+    first = page(engine.read("bench", store, source).messages, limit=50)
+
+    def switch() -> object:
+        entry = engine.read("bench", store, source, refresh=False)
+        return page(entry.messages, limit=50, before_cursor=first.before_cursor)
+
+    def append() -> object:
+        with path.open("ab") as handle:
+            handle.write(appended_line(kind))
+        return page(engine.read("bench", store, source).messages, limit=50)
+
+    switch_s = _best(switch)
+    append_s = _best(append)
+    assert engine.stats.appends == REPEAT and engine.stats.full_parses == 1, engine.stats
+
+    def full_index() -> object:
+        return TranscriptEngine(capacity=1).read("bench", store, source)
+
+    full = _best(full_index)
     return {
+        "raw_parse_s": min(timings["raw"]),
+        "raw_parse_msgspec_s": min(timings["msgspec"]),
         "first_page_s": first_page,
-        "switch_s": switch,
-        "append_s": append,
+        "switch_s": switch_s,
+        "append_s": append_s,
         "full_index_s": full,
-        "messages": len(entry.messages),
+        "messages": len(engine.read("bench", store, source).messages),
     }
 
 
@@ -417,14 +445,14 @@ def _run_child(args: list[str]) -> dict[str, float]:
 
 
 def measure(path: Path, kind: str) -> dict[str, object]:
-    raw = _run_child(["--child-raw", str(path)])
     # An intermediate process runs the engine child, so RUSAGE_CHILDREN sees only that child.
     engine = _run_child(["--child-measure", str(path), kind])
-    result: dict[str, object] = {"file_mb": round(path.stat().st_size / 2**20, 1), **raw, **engine}
+    result: dict[str, object] = {"file_mb": round(path.stat().st_size / 2**20, 1), **engine}
     rss = float(engine["peak_rss_mb"])
     result["targets"] = {
-        "first_page_le_raw": engine["first_page_s"] <= raw["raw_parse_s"],
-        "append_le_2pct_raw_and_20ms": engine["append_s"] <= min(0.02 * raw["raw_parse_s"], 0.02),
+        "first_page_le_raw": engine["first_page_s"] <= engine["raw_parse_s"],
+        "append_le_2pct_raw_and_20ms": engine["append_s"]
+        <= min(0.02 * engine["raw_parse_s"], 0.02),
         "switch_le_5ms": engine["switch_s"] <= 0.005,
         "peak_rss_le_3x_file": rss <= 3 * path.stat().st_size / 2**20,
     }
@@ -435,13 +463,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--mb", type=float, default=61.0)
-    parser.add_argument("--child-raw")
     parser.add_argument("--child-engine", nargs=2)
     parser.add_argument("--child-measure", nargs=2)
     args = parser.parse_args()
-    if args.child_raw:
-        print(json.dumps(child_raw(Path(args.child_raw))))
-        return
     if args.child_engine:
         print(json.dumps(child_engine(Path(args.child_engine[0]), args.child_engine[1])))
         return

@@ -8,6 +8,7 @@ always read from the start (offsets then count decompressed bytes).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -34,37 +35,27 @@ class LineReader:
         self.end_offset = self.start_offset
         self.bytes_read = 0
 
-    def _chunks(self, raw: BinaryIO) -> Iterator[bytes]:
+    def _stream(self, raw: BinaryIO) -> BinaryIO:
         if is_compressed(self.path):
             reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)
-            while True:
-                before = raw.tell()
-                chunk = reader.read(CHUNK_BYTES)
-                self.bytes_read += raw.tell() - before
-                if not chunk:
-                    return
-                yield chunk
+            return io.BufferedReader(reader, CHUNK_BYTES)
         raw.seek(self.start_offset)
-        while True:
-            chunk = raw.read(CHUNK_BYTES)
-            if not chunk:
-                return
-            self.bytes_read += len(chunk)
-            yield chunk
+        return raw
 
     def __iter__(self) -> Iterator[bytes]:
-        with self.path.open("rb") as raw:
-            pending: list[bytes] = []
-            for chunk in self._chunks(raw):
-                pieces = chunk.split(b"\n")
-                if pending:
-                    pending.append(pieces[0])
-                    pieces[0] = b"".join(pending)
-                    pending.clear()
-                tail = pieces.pop()
-                if tail:
-                    pending.append(tail)
-                for line in pieces:
-                    self.end_offset += len(line) + 1
-                    if line and not line.isspace():
-                        yield line
+        with self.path.open("rb", buffering=CHUNK_BYTES) as raw:
+            stream = self._stream(raw)
+            compressed = stream is not raw
+            for line in stream:
+                if not line.endswith(b"\n"):
+                    break  # a partial last line: wait for its newline
+                self.end_offset += len(line)
+                if not compressed:
+                    self.bytes_read += len(line)
+                body = line[:-1]
+                if body and not body.isspace():
+                    yield body
+            if compressed:
+                self.bytes_read = raw.tell()
+            else:
+                self.bytes_read = raw.tell() - self.start_offset

@@ -101,6 +101,28 @@ class CodexProjector(TurnProjector):
     # ------------------------------------------------------------------ feed
     def feed(self, line: bytes) -> None:
         try:
+            typed = r.TYPED_LINE.decode(line)
+        except msgspec.DecodeError:
+            self._feed_loose(line)
+            return
+        self._ts = timestamp = typed.timestamp
+        if timestamp:
+            self.first_timestamp = self.first_timestamp or timestamp
+            self.last_timestamp = timestamp
+        if isinstance(typed, r.ResponseItemLine):
+            self._response_item(typed.payload)
+        elif isinstance(typed, r.EventLine):
+            self._event(typed.payload)
+        elif isinstance(typed, r.SessionMetaLine):
+            self._session_meta(typed.payload)
+        elif isinstance(typed, r.TurnContextLine):
+            self._turn_context(typed.payload)
+        else:
+            self._add_entry(Entry("compaction", CompactionBlock(text=typed.payload.message)))
+
+    def _feed_loose(self, line: bytes) -> None:
+        """The slow path: classify a line the typed decoder rejected."""
+        try:
             envelope = r.ENVELOPE.decode(line)
         except msgspec.ValidationError:
             self.skip("invalid_record")

@@ -105,6 +105,35 @@ class EventMsg(msgspec.Struct):
     error: Any = None
 
 
+class _TypedLine(msgspec.Struct, tag_field="type", kw_only=True):
+    timestamp: str | None = None
+
+
+class ResponseItemLine(_TypedLine, tag="response_item"):
+    payload: ResponseItem
+
+
+class EventLine(_TypedLine, tag="event_msg"):
+    payload: EventMsg
+
+
+class SessionMetaLine(_TypedLine, tag="session_meta"):
+    payload: SessionMeta
+
+
+class TurnContextLine(_TypedLine, tag="turn_context"):
+    payload: TurnContext
+
+
+class CompactedLine(_TypedLine, tag="compacted"):
+    payload: Compacted
+
+
+TypedLine = ResponseItemLine | EventLine | SessionMetaLine | TurnContextLine | CompactedLine
+
+#: One pass over the line for the common record types; anything else (unknown types, odd
+#: shapes) fails validation and is classified again through :data:`ENVELOPE`.
+TYPED_LINE = msgspec.json.Decoder(TypedLine)
 ENVELOPE = msgspec.json.Decoder(Envelope)
 SESSION_META = msgspec.json.Decoder(SessionMeta)
 TURN_CONTEXT = msgspec.json.Decoder(TurnContext)
