@@ -76,13 +76,26 @@ def list_command(as_json: bool, runtime: str | None, include_archived: bool) -> 
         click.echo("no sessions found")
 
 
+def _brief_input(value: Any) -> str:
+    """A tool's input on one line: the command for shells, else compact JSON."""
+    if isinstance(value, dict):
+        for key in ("cmd", "command", "file_path", "path", "pattern", "query", "prompt"):
+            if isinstance(value.get(key), str | list):
+                shown = value[key]
+                text = " ".join(map(str, shown)) if isinstance(shown, list) else shown
+                return text.replace("\n", " ⏎ ")[:80]
+    if isinstance(value, str):
+        return value.replace("\n", " ⏎ ")[:80]
+    return json.dumps(value, ensure_ascii=False)[:80]
+
+
 def _block_line(block: dict[str, Any]) -> str:
     kind = block.get("type")
     if kind == "tool":
         status = (
             "✗" if block.get("isError") else "✓" if block.get("status", "done") == "done" else "…"
         )
-        brief = json.dumps(block.get("input"), ensure_ascii=False)[:70]
+        brief = _brief_input(block.get("input"))
         return f"  ▸ {block.get('name')} {brief} {status}"
     if kind == "thinking":
         text = block.get("text") or "(redacted)"
