@@ -108,3 +108,27 @@ def test_gemini_home_override(tmp_path: Path) -> None:
 
     homes = agent_homes({"HOME": str(tmp_path), "GEMINI_CLI_HOME": str(tmp_path / "g")})
     assert homes["gemini"] == AgentHome("gemini", tmp_path / "g" / ".gemini", "GEMINI_CLI_HOME")
+
+
+def test_the_engine_appends_to_a_jsonl_log_and_reparses_json(
+    public_fixtures: Path, tmp_path: Path
+) -> None:
+    """JSONL sessions take the engine's append path (only new bytes read); a `$rewindTo`
+    appended later shrinks the transcript through the same path."""
+    from hangar.transcripts.engine import TranscriptEngine
+
+    store = GeminiStore(gemini_home(public_fixtures, tmp_path / "gemini"))
+    sources = list(store.discover())
+    jsonl = next(s for s in sources if s.path.suffix == ".jsonl")
+    legacy = next(s for s in sources if s.path.suffix == ".json")
+    assert store.reads_incrementally(jsonl) and not store.reads_incrementally(legacy)
+    engine = TranscriptEngine()
+    assert len(engine.read("j", store, jsonl).messages) == 2
+    with jsonl.path.open("ab") as handle:
+        handle.write(_line({"id": "u9", "type": "user", "content": "more"}) + b"\n")
+    assert [m.content for m in engine.read("j", store, jsonl).messages][-1] == "more"
+    with jsonl.path.open("ab") as handle:
+        handle.write(_line({"$rewindTo": "u9"}) + b"\n")
+    after = engine.read("j", store, jsonl).messages
+    assert len(after) == 2 and engine.stats.appends == 2 and engine.stats.full_parses == 1
+    assert engine.read("l", store, legacy).messages == store.load(legacy).messages

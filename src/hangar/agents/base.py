@@ -139,6 +139,13 @@ class AgentStore(ABC):
         """Titles by session id kept outside the transcripts (cheap; may be cached by stat)."""
         return {}
 
+    def reads_incrementally(self, source: SessionSource) -> bool:
+        """Whether ``source`` is read with a projector (append-only) or with :meth:`load`.
+
+        ``append_only`` by default; a store whose sessions come in both kinds (Gemini: JSONL
+        logs and rewritten JSON files) answers per source."""
+        return self.append_only
+
     def change_marker(self, source: SessionSource) -> object:
         """What else moves when the session may have changed although ``source.path``'s own
         signature did not (e.g. SQLite's ``-wal`` file, where a live writer puts new rows);

@@ -6,9 +6,8 @@ and ``{"$rewindTo": id}``, which removes the message ``id`` and everything after
 record whose id was already seen replaces the earlier one. The JSONL projector handles
 both by re-projecting from the first affected request, so a delta may start earlier than
 the previous end (the projector contract allows it). Because one store serves both
-layouts and the legacy one is rewritten in place, the store reads by signature
-(``append_only = False``); :class:`GeminiJsonlProjector` is the incremental reader for
-the JSONL files.
+layouts, it answers per source (:meth:`GeminiStore.reads_incrementally`): JSONL files are
+read incrementally with :class:`GeminiJsonlProjector`, legacy JSON files by signature.
 """
 
 from __future__ import annotations
@@ -285,6 +284,10 @@ class GeminiStore(AgentStore):
                 created_at=fields.get("startTime"),
                 updated_at=fields.get("lastUpdated"),
             )
+
+    def reads_incrementally(self, source: SessionSource) -> bool:
+        """JSONL logs are append-only (in bytes); legacy JSON files are rewritten."""
+        return source.path.suffix == ".jsonl"
 
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
         """The incremental reader, for JSONL sources only."""

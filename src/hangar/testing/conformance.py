@@ -8,8 +8,9 @@ out like the agent's own home) and it checks the store contract:
   every transcript's bytes twice over;
 * **parse**: every session reads without an exception into messages indexed ``0..n-1``
   (sub-agent ``children`` too) that encode to JSON;
-* **incremental equals full** where ``append_only``: feeding the lines split at every point
-  (or an even sample of them) and in random chunkings, applying each delta as
+* **incremental equals full** where the store reads a source incrementally: feeding the
+  lines split at every point (or an even sample of them) and in random chunkings, applying
+  each delta as
   ``messages[start:] = delta.messages``, gives exactly the messages and summary of one full
   feed; no delta starts past the end or reuses a wrong index;
 * **garbage is tolerated**: invalid JSON, invalid UTF-8, a JSON array, a huge line and a
@@ -148,7 +149,7 @@ def _copy(messages: list[Message]) -> list[Message]:
 
 def read_session(store: AgentStore, source: SessionSource) -> tuple[list[Message], SessionSummary]:
     """A full read, as the engine would do it from scratch."""
-    if store.append_only:
+    if store.reads_incrementally(source):
         projector = store.new_projector(source)
         for line in split_lines(source.path.read_bytes()):
             projector.feed(line)
@@ -355,7 +356,7 @@ def check_store(
         check.messages, check.skipped = len(messages), dict(summary.skipped)
         report.problems += check_messages(messages, source.session_id)
         try:
-            if store.append_only:
+            if store.reads_incrementally(source):
                 report.problems += check_incremental(store, source)
                 report.problems += check_garbage_lines(store, source)
             elif len(report.sessions) <= 3:

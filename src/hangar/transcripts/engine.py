@@ -116,7 +116,7 @@ class TranscriptEngine:
     @staticmethod
     def _can_append(store: AgentStore, entry: CachedTranscript) -> bool:
         return (
-            store.append_only
+            store.reads_incrementally(entry.source)
             and entry.projector is not None
             and not is_compressed(entry.source.path)
         )
@@ -125,7 +125,7 @@ class TranscriptEngine:
         self, store: AgentStore, source: SessionSource, signature: FileSignature
     ) -> CachedTranscript:
         self.stats.full_parses += 1
-        if not store.append_only:
+        if not store.reads_incrementally(source):
             loaded = store.load(source)
             return CachedTranscript(source, loaded.messages, loaded.summary, signature)
         projector = store.new_projector(source)
