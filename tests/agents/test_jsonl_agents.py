@@ -145,6 +145,13 @@ def test_cursor_subagents_are_children_and_results_pair(
     sources = {s.session_id: s for s in store.discover()}
     assert sources["child"].parent_session_id == "parent"
     assert sources["parent"].parent_session_id is None
+    parent = store.new_projector(sources["parent"])
+    _feed(parent, sources["parent"].path)
+    [agent] = [
+        b for m in parent.take().messages for b in m.blocks or [] if isinstance(b, ToolBlock)
+    ]
+    assert agent.kind == "subagent" and agent.children is not None
+    assert [m.content for m in agent.children] == ["List files", "file1.txt\nfile2.txt"]
     large = sources["large"]
     projector = store.new_projector(large)
     _feed(projector, large.path)

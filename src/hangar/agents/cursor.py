@@ -8,7 +8,9 @@ grows) and times come from the file's mtime at discovery. The user's own text si
 ``<user_query>`` when Cursor wraps it with context. Tool calls carry no id; a result
 belongs to the oldest unanswered call of the current reply. Read incrementally.
 Sub-agent transcripts are discovered with ``parent_session_id`` set (never their own
-task); this version does not fold them into the parent's tool calls.
+task) and read into the ``children`` of the parent's ``Agent``/``Task`` call whose prompt is
+the child's first request (else the first child not yet claimed). A child is read when its
+parent's call is; a child that grows later is seen when the parent is next re-read.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ from hangar.agents.base import (
 from hangar.agents.message_log import (
     MessageLog,
     SkipCounter,
+    as_map,
     as_str,
     decode_object,
     text_of,
     tool_kind,
 )
 from hangar.agents.registry import register_store
-from hangar.model import TextBlock, ThinkingBlock, ToolBlock
+from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
 from hangar.model.messages import UnknownBlock
 
 RUNTIME = "cursor"
@@ -53,7 +56,9 @@ _TURN_STATUS = {
 class CursorProjector(TranscriptProjector):
     """Incremental reader of one Cursor agent transcript."""
 
-    def __init__(self) -> None:
+    def __init__(self, subagents: Path | None = None) -> None:
+        self.subagents = subagents
+        self.claimed: set[Path] = set()
         self.log = MessageLog()
         self.skipped = SkipCounter()
         self.line = 0
@@ -132,11 +137,35 @@ class CursorProjector(TranscriptProjector):
                 tool = ToolBlock(
                     call_id, name, block.get("input"), status="running", kind=tool_kind(name)
                 )
+                if tool.kind == "subagent" and self.subagents is not None:
+                    tool.children = self._child(block.get("input"))
                 self.log.add_block(target, tool)
                 self.pending.append(tool)
             else:
                 self.skipped.add(f"block.{kind}")
                 self.log.add_block(target, UnknownBlock(f"cursor.{kind}", dict(block)))
+
+    def _child(self, call_input: object) -> list[Message] | None:
+        """The sub-agent transcript this call started, parsed (see the module docstring)."""
+        assert self.subagents is not None
+        prompt = as_map(call_input).get("prompt")
+        parsed: list[tuple[Path, list[Message]]] = []
+        for path in sorted(self.subagents.glob("*.jsonl")):
+            if path in self.claimed:
+                continue
+            child = CursorProjector()
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            for line in data.split(b"\n"):
+                child.feed(line)
+            parsed.append((path, child.take().messages))
+        if not parsed:
+            return None
+        chosen = next((p for p in parsed if p[1] and p[1][0].content == prompt), parsed[0])
+        self.claimed.add(chosen[0])
+        return chosen[1]
 
     def take(self) -> ProjectionDelta:
         return self.log.take()
@@ -199,4 +228,5 @@ class CursorStore(AgentStore):
         )
 
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
-        return CursorProjector()
+        nested = source.parent_session_id is None and source.path.parent.name == source.session_id
+        return CursorProjector(source.path.parent / "subagents" if nested else None)
