@@ -13,6 +13,9 @@ from hangar.testing.scenarios import builtin_scenario
 from .real import RunAgent, items, lists, read, replies, tools
 
 pytestmark = pytest.mark.real_agents
+# A resumed session runs in its own project (opencode 1.18.33 hangs when it is resumed from
+# another directory).
+SAME = "projects/plan"
 
 CLIS = ["codex", "claude"]
 SOURCE = {"codex": "codex.update_plan", "claude": "claude.TodoWrite"}
@@ -108,7 +111,7 @@ def test_two_consecutive_turns_keep_their_own_lists(cli: str, run_agent: RunAgen
     """CL-011, CL-032, CL-036, CL-064, CL-068: turn one's list stays on turn one, turn two
     shows its own, and a third turn without a list shows none — it never reaches back."""
     first = run_agent(cli, "plan", "Plan the work")
-    second = run_agent(cli, "checklist-second-turn", "Plan the next work", resume=True)
+    second = run_agent(cli, "checklist-second-turn", "Plan the next work", resume=True, cwd=SAME)
     assert first.returncode == second.returncode == 0, second.stderr
     assert first.session_id == second.session_id
     messages, summary = read(second)
@@ -116,7 +119,7 @@ def test_two_consecutive_turns_keep_their_own_lists(cli: str, run_agent: RunAgen
     assert [lists(m) for m in answers] == [[FIRST_PLAN], [[("Next step", "pending")]]]
     assert items(summary) == [("Next step", "pending")]
     assert answers[0].turn_id != answers[1].turn_id
-    third = run_agent(cli, "hello", "Say hello", resume=True)
+    third = run_agent(cli, "hello", "Say hello", resume=True, cwd=SAME)
     assert third.returncode == 0, third.stderr
     messages, summary = read(third)
     assert [lists(m) for m in replies(messages)] == [
