@@ -201,3 +201,56 @@ def test_incremental_refresh_equals_full_parse(tmp_path: Path, split: int, cuts:
         incremental.summary == TranscriptEngine().read("x", store_, source("codex", path)).summary
     )
     path.unlink()
+
+
+def test_cached_read_not_blocked_by_another_parse(tmp_path: Path) -> None:
+    """RW-075, RW-101: while one task is being parsed, a cached read of another task is
+    served at once (the parse holds only its own task's lock)."""
+    import threading
+
+    from hangar.agents.base import SessionSource, TranscriptProjector
+    from hangar.agents.codex import CodexStore
+
+    entered, release = threading.Event(), threading.Event()
+
+    class GatedStore(CodexStore):
+        """A real Codex store whose projector pauses on its first line (a slow parse)."""
+
+        def new_projector(self, source: SessionSource) -> TranscriptProjector:
+            projector = super().new_projector(source)
+            feed = projector.feed
+
+            def gated(line: bytes) -> None:
+                entered.set()
+                release.wait(timeout=30)
+                feed(line)
+
+            projector.feed = gated  # type: ignore[method-assign]
+            return projector
+
+    engine, path = make(tmp_path, codex_turn(1))
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(codex_turn(2))
+    read(engine, path)
+    slow = GatedStore(store("codex", tmp_path).home)
+    worker = threading.Thread(target=engine.read, args=("slow", slow, source("codex", other)))
+    worker.start()
+    results: list[object] = []
+
+    def switch_back() -> None:
+        cached = engine.read("k", store("codex", tmp_path), source("codex", path), refresh=False)
+        fresh = engine.read("k", store("codex", tmp_path), source("codex", path))
+        results.extend([cached.messages[0].content, fresh is cached])
+
+    reader = threading.Thread(target=switch_back)
+    try:
+        assert entered.wait(timeout=30)
+        reader.start()
+        reader.join(timeout=10)  # the gate is still closed: this must not wait for it
+        assert not reader.is_alive(), "a cached read waited for another task's parse"
+        assert results == ["request 1", True]
+    finally:
+        release.set()
+        worker.join(timeout=30)
+        reader.join(timeout=30)
+    assert engine.cached("slow") is not None

@@ -12,7 +12,9 @@ session, reading as little as possible:
   source is parsed again (RW-080).
 
 A partial last line is never fed: the stored offset stops before it. The cache holds at most
-``capacity`` sessions (least recently used evicted). All methods are thread-safe.
+``capacity`` sessions (least recently used evicted). All methods are thread-safe; a read
+holds only its own task's lock while it reads or parses, so a long cold parse of one task
+never delays a cached read of another.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class TranscriptEngine:
     def __post_init__(self) -> None:
         self._cache: OrderedDict[str, CachedTranscript] = OrderedDict()
         self._lock = threading.RLock()
+        self._key_locks: dict[str, threading.Lock] = {}
 
     def cached(self, key: str) -> CachedTranscript | None:
         with self._lock:
@@ -83,14 +86,16 @@ class TranscriptEngine:
 
         Raises ``OSError`` (e.g. ``FileNotFoundError``) when the source cannot be read.
         """
-        with self._lock:
-            entry = self._cache.get(key)
-            if entry is not None and entry.source.path != source.path:
-                entry = None
-            if entry is not None and not refresh:
-                self.stats.cache_hits += 1
-                self._cache.move_to_end(key)
-                return entry
+        with self._key_lock(key):
+            with self._lock:
+                entry = self._cache.get(key)
+                if entry is not None and entry.source.path != source.path:
+                    entry = None
+                if entry is not None and not refresh:
+                    self.stats.cache_hits += 1
+                    self._cache.move_to_end(key)
+                    return entry
+            # Reading and parsing hold only this key's lock: other tasks stay readable.
             signature = sign(source.path)
             marker = store.change_marker(source)
             self.stats.signature_checks += 1
@@ -107,11 +112,19 @@ class TranscriptEngine:
             if entry is None:
                 entry = self._parse(store, source, signature)
                 entry.marker = marker
-            self._cache[key] = entry
-            self._cache.move_to_end(key)
-            while len(self._cache) > self.capacity:
-                self._cache.popitem(last=False)
+            with self._lock:
+                self._cache[key] = entry
+                self._cache.move_to_end(key)
+                while len(self._cache) > self.capacity:
+                    self._cache.popitem(last=False)
             return entry
+
+    def _key_lock(self, key: str) -> threading.Lock:
+        with self._lock:
+            lock = self._key_locks.get(key)
+            if lock is None:
+                lock = self._key_locks[key] = threading.Lock()
+            return lock
 
     @staticmethod
     def _can_append(store: AgentStore, entry: CachedTranscript) -> bool:
