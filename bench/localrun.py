@@ -91,10 +91,9 @@ def main() -> int:
                     raise SystemExit("hub did not start")
                 time.sleep(0.1)
             key = client.post("/api/issues", json={"title": "bench"}).json()["key"]
+            runs_url = f"/api/issues/{key}/local-runs"
             run_ids = [
-                client.post(f"/api/issues/{key}/local-runs", json={"cliName": "bench"}).json()[
-                    "id"
-                ]
+                client.post(runs_url, json={"cliName": "bench"}).json()["id"]
                 for _ in range(args.runs)
             ]
             latencies: list[float] = []
@@ -123,7 +122,8 @@ def main() -> int:
             cpu_before = cpu_seconds(hub.pid)
             started = time.perf_counter()
             threads = [
-                threading.Thread(target=poster, args=(i, run_id)) for i, run_id in enumerate(run_ids)
+                threading.Thread(target=poster, args=(i, run_id))
+                for i, run_id in enumerate(run_ids)
             ]
             for thread in threads:
                 thread.start()
