@@ -1,0 +1,353 @@
+"""Hub benchmark: the served runtime-work API against the executor's own figures.
+
+    python bench/hub.py --json [--large-mb 8] [--small 150]
+
+Serves sessions with a real ``hangar serve`` process on 127.0.0.1 (``--demo`` when the demo
+corpus is installed, plus generated Claude sessions in a temp HOME: ``--small`` small ones and
+three large ones of ``--large-mb`` each) and measures, over HTTP:
+
+* ``list_ms`` — ``GET /api/runtime-work`` (median of 20; target ≤ 50 ms), against the
+  executor's own ``runtime.tasks.list`` in this process (``executor_list_ms``);
+* ``transcript_first_page_ms`` — the cold first page (limit 50) of each large session, against
+  the executor's own cold first page of the same file (``executor_first_page_ms``, fresh
+  executor each); ``transcript_ratio`` must be ≤ 1.2;
+* ``concurrent`` — 200 transcript requests at once: errors (must be 0), p50/p95, wall time.
+
+The server is ended by its PID; everything lives in a temp dir that is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import queue
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+URL_LINE = re.compile(r"listening on (http://127\.0\.0\.1:\d+)/")
+WORDS = [
+    "the",
+    "build",
+    "failed",
+    "because",
+    "a",
+    "fixture",
+    "path",
+    "moved",
+    "so",
+    "update",
+    "loader",
+    "and",
+    "rerun",
+    "tests",
+]
+
+
+def _line(kind: str, sid: str, n: int, cwd: str, message: dict[str, Any]) -> str:
+    stamp = (
+        f"2026-11-{1 + n // 80000:02d}T{(n // 3600) % 24:02d}:{(n // 60) % 60:02d}:{n % 60:02d}Z"
+    )
+    record = {
+        "type": kind,
+        "uuid": f"{sid}-{n}",
+        "parentUuid": f"{sid}-{n - 1}" if n else None,
+        "sessionId": sid,
+        "timestamp": stamp,
+        "cwd": cwd,
+        "isSidechain": False,
+        "message": message,
+    }
+    return json.dumps(record) + "\n"
+
+
+def write_session(home: Path, sid: str, cwd: str, target_bytes: int) -> Path:
+    """A Claude Code session of about ``target_bytes``: prompts, tool calls, answers."""
+    folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{sid}.jsonl"
+    size = n = 0
+    with path.open("w", encoding="utf-8") as out:
+        while size < target_bytes or n == 0:
+            text = " ".join(WORDS[(n + i) % len(WORDS)] for i in range(40))
+            lines = [
+                _line("user", sid, n, cwd, {"role": "user", "content": f"step {n}: {text}"}),
+                _line(
+                    "assistant",
+                    sid,
+                    n + 1,
+                    cwd,
+                    {
+                        "id": f"m{n}",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": f"t{n}",
+                                "name": "Bash",
+                                "input": {"command": f"make test STEP={n}"},
+                            }
+                        ],
+                    },
+                ),
+                _line(
+                    "user",
+                    sid,
+                    n + 2,
+                    cwd,
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "tool_result", "tool_use_id": f"t{n}", "content": text * 4}
+                        ],
+                    },
+                ),
+                _line(
+                    "assistant",
+                    sid,
+                    n + 3,
+                    cwd,
+                    {
+                        "id": f"a{n}",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [{"type": "text", "text": f"done {n}: {text}"}],
+                        "stop_reason": "end_turn",
+                    },
+                ),
+            ]
+            chunk = "".join(lines)
+            out.write(chunk)
+            size += len(chunk)
+            n += 4
+    return path
+
+
+def make_home(root: Path, large_mb: float, small: int) -> list[str]:
+    home = root / "home"
+    large = []
+    for i in range(3):
+        sid = f"bbbbbbbb-0000-4000-8000-{i:012d}"
+        write_session(home, sid, f"/work/bench/large-{i}", int(large_mb * 1e6))
+        large.append(sid)
+    for i in range(small):
+        write_session(home, f"cccccccc-0000-4000-8000-{i:012d}", f"/work/bench/p{i % 15}", 4000)
+    return large
+
+
+def bench_env(root: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HANGAR_")}
+    home = root / "home"
+    env.update(
+        HOME=str(home),
+        HANGAR_HOME=str(root / "hangar-home"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        XDG_CACHE_HOME=str(root / "cache"),
+    )
+    for var in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "CONTINUE_GLOBAL_DIR", "GEMINI_CLI_HOME"):
+        env.pop(var, None)
+    return env
+
+
+def executor_figures(env: dict[str, str], large: list[str]) -> dict[str, Any]:
+    """The executor's own list and cold first-page times, in a child process (same files)."""
+    code = f"""
+import json, os, statistics, time
+from hangar.state import open_state
+from hangar.executor.service import Executor
+state = open_state()
+ex = Executor.from_state(state)
+tasks = ex.handle("runtime.tasks.list", {{}})["tasks"]
+times = []
+for _ in range(20):
+    t = time.perf_counter()
+    ex.handle("runtime.tasks.list", {{}})
+    times.append(time.perf_counter() - t)
+ids = {{t["runtimeHandle"].get("sessionId"): t["localTaskId"] for t in tasks}}
+cold = []
+for sid in {large!r}:
+    fresh = Executor.from_state(state)
+    t = time.perf_counter()
+    fresh.handle("runtime.tasks.transcript", {{"localTaskId": ids[sid], "limit": 50}})
+    cold.append(time.perf_counter() - t)
+print(json.dumps({{"list_ms": statistics.median(times) * 1000,
+                  "first_page_ms": statistics.median(cold) * 1000, "ids": ids}}))
+"""
+    env = dict(env, HANGAR_HOME=env["HANGAR_HOME"] + "-executor")
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+class Server:
+    """``hangar serve --port 0`` in a child process, ended by its PID."""
+
+    def __init__(self, env: dict[str, str], demo: bool) -> None:
+        args = [sys.executable, "-m", "hangar", "serve", "--port", "0"]
+        self.proc = subprocess.Popen(
+            [*args, "--demo"] if demo else args,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.output: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.url = self.wait_for(URL_LINE).group(1)
+        token_line = self.wait_for(re.compile(r"(demo token: (\S+))|(token in (\S+))"))
+        if token_line.group(2):
+            self.token = token_line.group(2)
+        else:
+            self.token = Path(token_line.group(4)).read_text().strip()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
+            self.lines.put(line)
+
+    def wait_for(self, pattern: re.Pattern[str], timeout: float = 300) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("hangar serve exited:\n" + "".join(self.output))
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            match = pattern.search(line)
+            if match:
+                return match
+        raise RuntimeError(f"no line matching {pattern.pattern!r}:\n" + "".join(self.output))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=20)
+
+
+async def concurrent_transcripts(
+    url: str, token: str, address: dict[str, str], n: int
+) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(
+        base_url=url, headers=headers, limits=limits, timeout=120, trust_env=False
+    ) as client:
+
+        async def one() -> tuple[int, float]:
+            start = time.perf_counter()
+            try:
+                r = await client.post("/api/runtime-work/transcript", json={**address, "limit": 50})
+                ok = r.status_code == 200 and len(r.json()["messages"]) == 50
+            except httpx.HTTPError:
+                ok = False
+            return (0 if ok else 1), time.perf_counter() - start
+
+        start = time.perf_counter()
+        results = await asyncio.gather(*(one() for _ in range(n)))
+        wall = time.perf_counter() - start
+    latencies = sorted(t for _, t in results)
+    return {
+        "requests": n,
+        "errors": sum(e for e, _ in results),
+        "p50_ms": latencies[len(latencies) // 2] * 1000,
+        "p95_ms": latencies[int(len(latencies) * 0.95) - 1] * 1000,
+        "wall_s": wall,
+    }
+
+
+def run(large_mb: float, small: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="hangar-bench-hub-") as tmp:
+        root = Path(tmp)
+        large = make_home(root, large_mb, small)
+        env = bench_env(root)
+        server = Server(env, demo=False)
+        try:
+            server.wait_for(re.compile(r"indexing: done"))
+            auth = {"Authorization": f"Bearer {server.token}"}
+            with httpx.Client(
+                base_url=server.url, headers=auth, timeout=120, trust_env=False
+            ) as http:
+                body = http.get("/api/runtime-work").json()
+                tasks = [t for p in body["projects"] for t in p["tasks"]]
+                by_sid = {t["runtimeHandle"].get("sessionId"): t for t in tasks}
+                list_times = []
+                for _ in range(20):
+                    start = time.perf_counter()
+                    assert http.get("/api/runtime-work").status_code == 200
+                    list_times.append(time.perf_counter() - start)
+                cold = []
+                for sid in large:
+                    task = by_sid[sid]
+                    address = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
+                    start = time.perf_counter()
+                    r = http.post("/api/runtime-work/transcript", json={**address, "limit": 50})
+                    cold.append(time.perf_counter() - start)
+                    assert r.status_code == 200, r.text
+            concurrent = asyncio.run(concurrent_transcripts(server.url, server.token, address, 200))
+        finally:
+            server.stop()
+        # Measured after the server, so both read the same files with a warm OS cache.
+        baseline = executor_figures(env, large)
+    list_ms = statistics.median(list_times) * 1000
+    first_ms = statistics.median(cold) * 1000
+    ratio = first_ms / baseline["first_page_ms"]
+    return {
+        "sessions": len(tasks),
+        "large_session_mb": large_mb,
+        "list_ms": round(list_ms, 2),
+        "executor_list_ms": round(baseline["list_ms"], 2),
+        "list_ratio": round(list_ms / baseline["list_ms"], 2),
+        "transcript_first_page_ms": round(first_ms, 1),
+        "executor_first_page_ms": round(baseline["first_page_ms"], 1),
+        "transcript_ratio": round(ratio, 3),
+        "concurrent": {
+            k: round(v, 2) if isinstance(v, float) else v for k, v in concurrent.items()
+        },
+        "targets": {
+            "list_le_50ms": list_ms <= 50,
+            "transcript_ratio_le_1_2": ratio <= 1.2,
+            "concurrent_no_errors": concurrent["errors"] == 0,
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--large-mb", type=float, default=8.0)
+    parser.add_argument("--small", type=int, default=150)
+    args = parser.parse_args()
+    figures = run(args.large_mb, args.small)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for key, value in figures.items():
+            print(f"{key}: {value}")
+    if not all(figures["targets"].values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
