@@ -15,11 +15,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
 from hangar.agents.base import ProjectionDelta
 from hangar.model import Message, TextBlock, ToolBlock, Usage
 from hangar.model.messages import Block
 
 JsonObject = dict[str, Any]
+_ENCODER = msgspec.json.Encoder()
+_MESSAGES = msgspec.json.Decoder(list[Message])
 
 
 class MessageLog:
@@ -124,10 +128,17 @@ class MessageLog:
 
     # -- reading -------------------------------------------------------------------------
     def take(self) -> ProjectionDelta:
-        """Messages changed since the last take, from the first changed index on."""
+        """Messages changed since the last take, from the first changed index on.
+
+        The messages handed out are copies: the log keeps mutating its own (a late tool
+        result, a status) while a reader may be paging the ones it was given.
+        """
         start = len(self.messages) if self._dirty is None else min(self._dirty, len(self.messages))
         self._dirty = None
-        return ProjectionDelta(start, list(self.messages[start:]))
+        changed = self.messages[start:]
+        if not changed:
+            return ProjectionDelta(start, [])
+        return ProjectionDelta(start, _MESSAGES.decode(_ENCODER.encode(changed)))
 
 
 class SkipCounter:
