@@ -186,3 +186,49 @@ def test_discovery_live_archived_and_zst(tmp_path: Path) -> None:
     assert found[ids[1]].title == "run the tests" and found[ids[1]].workspace_path == "/w"
     messages, _ = parse_file("codex", found[ids[1]].path)
     assert messages[0]["content"] == "run the tests"
+
+
+def test_subagent_thread_attached_to_spawning_call(tmp_path: Path) -> None:
+    """Codex multi-agent: the child thread's messages become ToolBlock.children of the call
+    that spawned it, refreshed by later collab events; the child is never listed and its
+    checklist stays in the child (CL-064)."""
+    home = tmp_path / "codex-home"
+    day = home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    parent_id = "019e1625-789d-76c0-80ab-3724b5ddb701"
+    child_id = "019e1625-789d-76c0-80ab-3724b5ddb702"
+    (day / f"rollout-2026-11-30T00-00-01-{child_id}.jsonl").write_bytes(
+        rec("session_meta", {"id": child_id, "parent_thread_id": parent_id, "cwd": "/w",
+            "source": {"subagent": {"thread_spawn": {"parent_thread_id": parent_id}}}})
+        + rec("event_msg", {"type": "task_started", "turn_id": "c1"})
+        + user_item("search the repo")
+        + plan_call("cp", [("child step", "pending")])
+        + rec("response_item", {"type": "message", "role": "assistant",
+              "content": [{"type": "output_text", "text": "found 3"}]})
+        + rec("event_msg", {"type": "task_complete", "turn_id": "c1"})
+    )  # fmt: skip
+    parent = day / f"rollout-2026-11-30T00-00-00-{parent_id}.jsonl"
+    parent.write_bytes(
+        rec("session_meta", {"id": parent_id, "cwd": "/w"})
+        + rec("event_msg", {"type": "task_started", "turn_id": "p1"})
+        + user_item("delegate")
+        + rec("response_item", {"type": "function_call", "name": "spawn_agent",
+              "call_id": "s1", "arguments": '{"message": "search the repo"}'})
+        + rec("event_msg", {"type": "collab_agent_spawn_end", "call_id": "s1",
+              "new_thread_id": child_id, "prompt": "search the repo"})
+        + rec("event_msg", {"type": "collab_close_end", "call_id": "s2",
+              "receiver_thread_id": child_id})
+        + rec("event_msg", {"type": "task_complete", "turn_id": "p1"})
+    )  # fmt: skip
+    codex = store("codex", home)
+    listed = [s for s in codex.discover() if s.parent_session_id is None]
+    assert [s.session_id for s in listed] == [parent_id]
+    from hangar.transcripts.engine import parse_all
+
+    from .helpers import source
+
+    messages, summary = parse_all(codex, source("codex", parent))
+    spawn = messages[1].blocks[0]  # type: ignore[index]
+    assert spawn.name == "spawn_agent" and spawn.children is not None  # type: ignore[union-attr]
+    assert [m.content for m in spawn.children] == ["search the repo", "found 3"]  # type: ignore[union-attr]
+    assert summary.checklist is None

@@ -14,7 +14,9 @@ from pathlib import Path
 from hangar.agents.base import AgentStore, SessionSource, TranscriptProjector
 from hangar.agents.codex.discovery import describe_rollout, read_thread_names, rollout_paths
 from hangar.agents.codex.projector import CodexProjector
+from hangar.agents.codex.subagents import find_rollout, read_child
 from hangar.agents.registry import register_store
+from hangar.model import Message
 
 
 @register_store
@@ -60,4 +62,15 @@ class CodexStore(AgentStore):
         return self._names
 
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
-        return CodexProjector(source.session_id)
+        home, parent = self.home.root, source.path
+
+        def load_child(thread_id: str) -> list[Message] | None:
+            path = find_rollout(home, parent, thread_id)
+            if path is None or path == parent:
+                return None
+            try:
+                return read_child(path)
+            except OSError:
+                return None
+
+        return CodexProjector(source.session_id, load_child)

@@ -19,6 +19,7 @@ from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_codex_update_plan
 from hangar.agents.codex import records as r
 from hangar.agents.codex.context import visible_request
+from hangar.agents.codex.subagents import ChildLoader, referenced_threads
 from hangar.agents.codex.tools import (
     changes_from_event,
     changes_from_patch,
@@ -53,9 +54,11 @@ _IGNORED_EVENTS = frozenset(
 
 
 class CodexProjector(TurnProjector):
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, load_child: ChildLoader | None = None) -> None:
         super().__init__()
         self.session_id = session_id
+        self.load_child = load_child
+        self.child_calls: dict[str, tuple[int, ToolBlock]] = {}
         self.meta: r.SessionMeta | None = None
         self.model: str | None = None
         self.first_timestamp: str | None = None
@@ -331,6 +334,8 @@ class CodexProjector(TurnProjector):
         handler = _EVENT_HANDLERS.get(event.type)
         if handler is not None:
             handler(self, event)
+        elif event.type.startswith("collab_") and event.type.endswith("_end"):
+            self._collab_end(event)
         elif event.type not in _IGNORED_EVENTS:
             self.skip(f"event_msg.{event.type}")
 
@@ -502,6 +507,29 @@ class CodexProjector(TurnProjector):
             self._add_entry(Entry("block", PlanBlock(item["text"])))
         else:
             self.skip(f"item_completed.{kind}")
+
+    def _collab_end(self, event: r.EventMsg) -> None:
+        """Attach (or refresh) a child thread's messages on the call that spawned it."""
+        call_id = r.text_or_none(event.call_id)
+        if event.type == "collab_agent_spawn_end":
+            found = self.calls.get(call_id or "")
+            if found is None:
+                tool_input = {"prompt": event.prompt, "agent": event.new_agent_nickname}
+                block = ToolBlock(call_id or f"spawn-{len(self.calls)}", "spawn_agent", tool_input)
+                block.kind = "subagent"
+                self._add_entry(Entry("block", block))
+                found = (len(self.turns) - 1, block)
+                self.calls[block.tool_use_id] = found
+            thread = r.text_or_none(event.new_thread_id)
+            if thread:
+                self.child_calls[thread] = found
+        for thread in referenced_threads(event):
+            spawned = self.child_calls.get(thread)
+            if spawned is None or self.load_child is None:
+                continue
+            position, block = spawned
+            self.touch(position)
+            block.children = self.load_child(thread)
 
     def _image_end(self, event: r.EventMsg) -> None:
         result = event.result if isinstance(event.result, str) else None

@@ -103,6 +103,11 @@ class EventMsg(msgspec.Struct):
     revised_prompt: Any = None
     path: Any = None
     error: Any = None
+    new_thread_id: Any = None
+    new_agent_nickname: Any = None
+    receiver_thread_id: Any = None
+    agent_statuses: Any = None
+    prompt: Any = None
 
 
 class _TypedLine(msgspec.Struct, tag_field="type", kw_only=True):
