@@ -67,6 +67,7 @@ class OpenCodeStore(AgentStore):
             created_at=iso_from_millis(times.get("created")),
             updated_at=iso_from_millis(times.get("updated")),
             archived=bool(times.get("archived")),
+            model=as_str(info.get("modelID")),
             parent_session_id=as_str(info.get("parentID")),
         )
 

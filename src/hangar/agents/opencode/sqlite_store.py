@@ -62,6 +62,7 @@ _SESSION_COLS = (
     "time_created",
     "time_updated",
     "time_archived",
+    "model",
 )
 
 
@@ -72,12 +73,25 @@ def _session_info(row: sqlite3.Row) -> JsonObject:
         "directory": row["directory"],
         "title": row["title"],
         "version": row["version"],
+        "modelID": _model_id(row["model"]),
         "time": {
             "created": row["time_created"],
             "updated": row["time_updated"],
             "archived": row["time_archived"],
         },
     }
+
+
+def _model_id(value: object) -> str | None:
+    """The session's ``model`` column: ``{"id", "providerID", …}`` as JSON (1.18)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        model = json.loads(value)
+    except ValueError:
+        return value
+    found = model.get("id") if isinstance(model, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def list_sessions(path: Path) -> list[JsonObject]:
