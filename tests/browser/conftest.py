@@ -8,6 +8,7 @@ profile (user-data dir under its tmp_path) and its own ``hangar serve`` process.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,13 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Screenshots go to a temp folder; HANGAR_UPDATE_SCREENSHOTS=1 writes the docs' copies
+# (read at import: the autouse fixture clears HANGAR_* variables for each test).
+SCREENSHOTS = (
+    Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+    if os.environ.get("HANGAR_UPDATE_SCREENSHOTS") == "1"
+    else Path(tempfile.gettempdir()) / "hangar-screenshots"
+)
 
 
 def _require_browser() -> None:
