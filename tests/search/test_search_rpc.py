@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,9 @@ def _command(block: dict[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _assert_hit(executor: Executor, task_id: str, word: str) -> None:
-    hits = [r for r in _search(executor, word, limit=100) if r["localTaskId"] == task_id]
+def _assert_hit(executor: Executor, task_id: str, word: str, archived: bool = False) -> None:
+    found = _search(executor, word, limit=100, includeArchived=archived)
+    hits = [r for r in found if r["localTaskId"] == task_id]
     assert hits, f"{word!r} not found in {task_id}"
     hit = hits[0]
     messages = _transcript(executor, task_id)
@@ -111,6 +113,34 @@ def test_claude_fixture_is_searchable(
             _assert_hit(executor, task["localTaskId"], word)
             checked += 1
     assert checked >= 6
+
+
+DEMO_CORPUS = Path(__file__).resolve().parents[2] / "demo" / "corpus"
+
+
+def test_demo_corpus_is_found_by_user_assistant_and_command_words(
+    executor: Executor, isolated_home: Path
+) -> None:
+    """RW-051/052 over the committed demo corpus (real sessions of the real CLIs)."""
+    if not (DEMO_CORPUS / "home").is_dir():
+        pytest.skip("demo/corpus not generated in this checkout (make corpus)")
+    shutil.copytree(DEMO_CORPUS / "home", isolated_home, dirs_exist_ok=True)
+    tasks = executor.handle("runtime.tasks.list", {"includeArchived": True})["tasks"]
+    assert tasks
+    checked: dict[str, int] = {"user": 0, "assistant": 0, "command": 0}
+    for task in tasks:
+        for message in _transcript(executor, task["localTaskId"]):
+            if message["role"] == "user" and (word := _word(message["content"])):
+                _assert_hit(executor, task["localTaskId"], word, archived=True)
+                checked["user"] += 1
+            for block in message.get("blocks") or []:
+                if block["type"] == "text" and (word := _word(block["text"])):
+                    _assert_hit(executor, task["localTaskId"], word, archived=True)
+                    checked["assistant"] += 1
+                elif block["type"] == "tool" and (word := _word(_command(block))):
+                    _assert_hit(executor, task["localTaskId"], word, archived=True)
+                    checked["command"] += 1
+    assert all(count > 0 for count in checked.values()), checked
 
 
 def _chinese_japanese(claude_home: Path) -> None:
