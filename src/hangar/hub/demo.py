@@ -32,13 +32,15 @@ OVERRIDES = (
 
 
 def demo_corpus() -> Path:
-    """The sample HOME: inside the installed package, else the source checkout's ``demo/``."""
-    packaged = Path(str(resources.files("hangar"))) / "demo_corpus"
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "demo" / "corpus"
-    if checkout.is_dir():
-        return checkout
+    """The sample HOME (``<corpus>/home``): inside the installed package (the wheel carries
+    ``demo/corpus`` as ``hangar/demo_corpus``), else the source checkout's ``demo/corpus``."""
+    candidates = (
+        Path(str(resources.files("hangar"))) / "demo_corpus",
+        Path(__file__).resolve().parents[3] / "demo" / "corpus",
+    )
+    for corpus in candidates:
+        if (corpus / "home").is_dir():
+            return corpus / "home"
     raise UsageError("the demo sessions are not installed (no demo corpus in this hangar)")
 
 
