@@ -371,7 +371,10 @@ class CodexProjector(TurnProjector):
         turn = self._turn()
         turn.completed_at = self._ts
         if isinstance(event.usage, dict):
-            turn.add_usage(event.usage)
+            try:
+                turn.add_usage(msgspec.convert(event.usage, r.TokenUsage, strict=False))
+            except msgspec.ValidationError:
+                self.skip("invalid_usage")
 
     def _error(self, event: r.EventMsg) -> None:
         message = event.message if isinstance(event.message, str) else None
@@ -380,18 +383,17 @@ class CodexProjector(TurnProjector):
         self._turn().error = message or "error"
 
     def _token_count(self, event: r.EventMsg) -> None:
-        info = event.info if isinstance(event.info, dict) else None
-        if info is None:
+        info = event.info
+        if info is None or info.last_token_usage is None:
             return
-        total, last = info.get("total_token_usage"), info.get("last_token_usage")
-        window = info.get("model_context_window")
-        if isinstance(last, dict):
-            self._turn().add_usage(last)
-            self.context_usage = ContextUsage(
-                total_tokens=int(total.get("total_tokens", 0)) if isinstance(total, dict) else 0,
-                last_tokens=int(last.get("total_tokens", 0) or 0),
-                model_context_window=window if isinstance(window, int) else self.context_window,
-            )
+        last = info.last_token_usage
+        self._turn().add_usage(last)
+        total = info.total_token_usage
+        self.context_usage = ContextUsage(
+            total_tokens=total.total_tokens if total is not None else 0,
+            last_tokens=last.total_tokens,
+            model_context_window=info.model_context_window or self.context_window,
+        )
 
     def _agent_message(self, event: r.EventMsg) -> None:
         if isinstance(event.message, str) and event.message:

@@ -73,6 +73,22 @@ class Compacted(msgspec.Struct):
     message: str | None = None
 
 
+class TokenUsage(msgspec.Struct):
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_output_tokens: int = 0
+    total_tokens: int = 0
+
+
+class TokenInfo(msgspec.Struct):
+    """``token_count.info`` (the pre-0.5x ``{prompt, completion}`` shape decodes to empty)."""
+
+    total_token_usage: TokenUsage | None = None
+    last_token_usage: TokenUsage | None = None
+    model_context_window: int | None = None
+
+
 class EventMsg(msgspec.Struct):
     type: str = ""
     message: Any = None
@@ -86,7 +102,7 @@ class EventMsg(msgspec.Struct):
     last_agent_message: Any = None
     duration_ms: Any = None
     reason: Any = None
-    info: Any = None
+    info: TokenInfo | None = None
     usage: Any = None
     call_id: Any = None
     command: Any = None

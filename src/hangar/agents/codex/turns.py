@@ -14,6 +14,7 @@ from typing import Literal
 import msgspec
 
 from hangar.agents.codex.context import signature
+from hangar.agents.codex.records import TokenUsage
 from hangar.agents.projection import TurnState
 from hangar.model import (
     Attachment,
@@ -67,16 +68,12 @@ class CodexTurn(TurnState):
     def has_assistant_content(self) -> bool:
         return bool(self.entries) or self.last_agent_message is not None
 
-    def add_usage(self, last: dict[str, object]) -> None:
-        def number(key: str) -> int:
-            value = last.get(key)
-            return value if isinstance(value, int) else 0
-
+    def add_usage(self, last: TokenUsage) -> None:
         usage = self.usage or Usage()
-        usage.input_tokens += number("input_tokens")
-        usage.output_tokens += number("output_tokens")
-        usage.cache_read_tokens += number("cached_input_tokens")
-        usage.reasoning_tokens += number("reasoning_output_tokens")
+        usage.input_tokens += last.input_tokens
+        usage.output_tokens += last.output_tokens
+        usage.cache_read_tokens += last.cached_input_tokens
+        usage.reasoning_tokens += last.reasoning_output_tokens
         self.usage = usage
 
     def status(self, is_last: bool) -> MessageStatus:
