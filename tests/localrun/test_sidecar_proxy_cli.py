@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from hangar.localrun.hub_api import InMemoryRunApi
+from hangar.localrun.providers.base import MessageSink, Provider, UsageSink
+from hangar.localrun.providers.registry import register_provider
 from hangar.localrun.pty_runner import ChildCommand, ScriptedPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
 from hangar.localrun.sidecar import Sidecar, free_loopback_port
@@ -105,6 +108,24 @@ def test_ws_proxy_relays_both_ways_and_rewrites_client_text() -> None:
     assert json.loads(seen_server[0])["echo"] == "HELLO"
 
 
+@register_provider
+class QuietProvider(Provider):
+    """A provider that only runs its CLI (registered like a plugin)."""
+
+    name = "quiet-test"
+    executables = ("quiet-cli",)
+
+    def run(
+        self,
+        args: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        reporter: MessageSink,
+        usage_reporter: UsageSink,
+    ) -> int:
+        return self.runner.run(ChildCommand(args, cwd, env))
+
+
 def test_heartbeat_patches_the_run_while_the_cli_runs(tmp_path: Path) -> None:
     """The run heartbeats while the CLI runs (the sweeper fails silent runs)."""
     api = InMemoryRunApi()
@@ -117,29 +138,15 @@ def test_heartbeat_patches_the_run_while_the_cli_runs(tmp_path: Path) -> None:
             time.sleep(0.02)
         return 0
 
-    from hangar.localrun.providers import registry
-    from hangar.localrun.providers.base import Provider
-
-    provider = registry.providers()["codex"]
-    assert issubclass(provider, Provider)
-
-    class Quiet(provider):  # type: ignore[misc, valid-type]
-        def run(self, args, cwd, env, reporter, usage_reporter):  # type: ignore[no-untyped-def]
-            return self.runner.run(ChildCommand(args, cwd, env))
-
-    registry._PROVIDERS["codex"] = Quiet
-    try:
-        summary = run_local(
-            RunOptions("HGR-1", ["codex"], tmp_path),
-            api,
-            ScriptedPtyRunner(child),
-            {},
-            Spool(tmp_path / "spool"),
-            io.StringIO(),
-            heartbeat_seconds=0.05,
-        )
-    finally:
-        registry._PROVIDERS["codex"] = provider
+    summary = run_local(
+        RunOptions("HGR-1", ["quiet-cli"], tmp_path),
+        api,
+        ScriptedPtyRunner(child),
+        {},
+        Spool(tmp_path / "spool"),
+        io.StringIO(),
+        heartbeat_seconds=0.05,
+    )
     assert summary.exit_code == 0
     assert api.runs["run-1"]["status"] == "completed"
 
