@@ -46,15 +46,16 @@ class LineReader:
         with self.path.open("rb", buffering=CHUNK_BYTES) as raw:
             stream = self._stream(raw)
             compressed = stream is not raw
-            for line in stream:
-                if not line.endswith(b"\n"):
-                    break  # a partial last line: wait for its newline
-                self.end_offset += len(line)
-                if not compressed:
-                    self.bytes_read += len(line)
-                body = line[:-1]
-                if body and not body.isspace():
-                    yield body
+            end = self.end_offset
+            try:
+                for line in stream:
+                    if line[-1:] != b"\n":
+                        break  # a partial last line: wait for its newline
+                    end += len(line)
+                    if line[:1] == b"{" or line.strip():
+                        yield line[:-1]
+            finally:
+                self.end_offset = end
             if compressed:
                 self.bytes_read = raw.tell()
             else:
