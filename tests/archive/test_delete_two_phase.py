@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.codex_appserver import CodexAppServer
 from hangar.errors import NotFoundError, UsageError
 from hangar.executor import delete_worker
 from hangar.executor.database import ExecutorDatabase
@@ -220,3 +221,62 @@ def test_two_workers_never_work_on_one_item(
     for name in paths:
         delete_worker.restore(db, trash_root, name)
     assert {p: _digest(p) for p in paths.values()} == hashes
+
+
+_HANGING_CODEX = """
+import json, sys
+log = open(sys.argv[1], "a")
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        print(json.dumps({"id": msg["id"], "result": {}}), flush=True)
+    elif msg.get("method") == "thread/delete":
+        log.write("delete\\n"); log.flush()  # and never answers (codex bug #41645)
+"""
+
+
+def test_a_hanging_thread_delete_is_not_stacked_and_loses_nothing(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RW-175/RW-176: one thread/delete at a time; a time-out ends that server, no stacking."""
+    monkeypatch.setattr(delete_worker, "DELETE_TIMEOUT", 0.5)
+    calls = tmp_path / "calls.log"
+    servers: list[CodexAppServer] = []
+
+    def factory() -> CodexAppServer:
+        server = CodexAppServer([sys.executable, "-c", _HANGING_CODEX, str(calls)])
+        server.start()
+        servers.append(server)
+        return server
+
+    paths = {n: _session_file(tmp_path, n) for n in ("c1", "c2")}
+    hashes = {p: _digest(p) for p in paths.values()}
+    for name, path in paths.items():
+        add_task(db, name, runtime="codex", source=path, handle={"threadId": f"thread-{name}"})
+    request_delete(db, list(paths))
+    DeleteWorker(db, hangar_home / "trash", factory).drain()
+    states = db.read().execute("SELECT state FROM delete_queue").fetchall()
+    assert [s[0] for s in states] == ["failed", "failed"]
+    assert calls.read_text().count("delete") == 2 and len(servers) == 2  # one per server
+    assert all(s.process is not None and s.process.returncode is not None for s in servers)
+    assert {p: _digest(p) for p in paths.values()} == hashes  # originals untouched
+
+
+def test_a_failed_phase_two_is_retried_by_deleting_again(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    path = _session_file(tmp_path, "a")
+    add_task(db, "a", source=path)
+    request_delete(db, ["a"])
+    blocker = hangar_home / "trash" / "a"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("a file where the trash entry's folder should go\n")
+    DeleteWorker(db, hangar_home / "trash").drain()
+    state, error = db.read().execute("SELECT state, error FROM delete_queue").fetchone()
+    assert state == "failed" and error
+    assert path.exists()  # nothing moved
+    blocker.unlink()
+    request_delete(db, ["a"])
+    DeleteWorker(db, hangar_home / "trash").drain()
+    assert db.read().execute("SELECT state FROM delete_queue").fetchone()[0] == "done"
+    assert not path.exists()

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hangar.agents.codex_appserver import AppServerError, CodexAppServer
+from hangar.agents.codex_appserver import AppServerError, AppServerTimeout, CodexAppServer
 from hangar.errors import NotFoundError, UsageError
 from hangar.executor import trash
 from hangar.executor.database import ExecutorDatabase
@@ -41,6 +41,7 @@ from hangar.executor.trash import now_iso
 
 log = logging.getLogger(__name__)
 SLOW_DELETE_SECONDS = 5.0
+DELETE_TIMEOUT = 120.0
 BULK_BATCH = 8
 AppServerFactory = Callable[[], CodexAppServer | None]
 
@@ -67,6 +68,12 @@ def request_delete(
             if row["status"] == "running":
                 raise UsageError(f"task {task_id} is running; stop it before deleting it")
             if row["deleted_at"] is not None:
+                # Already deleted: only a failed phase two is queued again (a retry).
+                conn.execute(
+                    "UPDATE delete_queue SET state = 'pending', error = NULL, batch_id = ?"
+                    " WHERE local_task_id = ? AND state = 'failed'",
+                    (batch, task_id),
+                )
                 continue
             conn.execute(
                 "UPDATE local_tasks SET deleted_at = ? WHERE local_task_id = ?", (stamp, task_id)
@@ -202,8 +209,14 @@ class DeleteWorker:
                 self.trash_root, task_id, files, _task_json(row), keep_original=True
             )
             try:
-                server.request("thread/delete", {"threadId": thread_id}, timeout=120)
+                server.request("thread/delete", {"threadId": thread_id}, timeout=DELETE_TIMEOUT)
                 return "codex-thread-delete"
+            except AppServerTimeout:
+                # RW-176: never stack a second thread/delete on a server still busy with the
+                # first: end that server; the item is marked failed and retried later.
+                server.close()
+                self._codex = None
+                raise
             except AppServerError as exc:
                 if exc.is_missing_rollout:
                     return "codex-thread-delete"

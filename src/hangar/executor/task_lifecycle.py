@@ -95,12 +95,19 @@ class Lifecycle:
                 via = "codex-app-server"
                 moved = self._moved_rollout(source, archived, done.result)
                 source = str(moved) if moved else source
+        # Codex keeps the state itself (the rollout's folder), so its flag is the truth and no
+        # override is kept that could later hide a change made in Codex; others get one.
+        column = "archived" if via == "codex-app-server" else "archived_override"
         with self.db.write() as conn:
             conn.execute(
-                "UPDATE local_tasks SET archived_override = ?, source_path = ?"
-                " WHERE local_task_id = ?",
+                f"UPDATE local_tasks SET {column} = ?, source_path = ? WHERE local_task_id = ?",
                 (int(archived), source, task),
             )
+            if via == "codex-app-server":
+                conn.execute(
+                    "UPDATE local_tasks SET archived_override = NULL WHERE local_task_id = ?",
+                    (task,),
+                )
         return {"localTaskId": task, "archived": archived, "via": via}
 
     def _moved_rollout(
