@@ -24,14 +24,15 @@ from hangar.agents.base import (
     TranscriptProjector,
 )
 from hangar.agents.message_log import (
-    JsonObject,
     MessageLog,
     SkipCounter,
     as_int,
     as_map,
     as_str,
     decode_object,
+    head_tail_records,
     output_text,
+    title_from,
     tool_kind,
 )
 from hangar.agents.registry import register_store
@@ -273,21 +274,6 @@ class CopilotProjector(TranscriptProjector):
         )
 
 
-def _head_start(path: Path) -> JsonObject:
-    """``data`` of the first ``session.start`` event in the file's head."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError:
-        return {}
-    for line in head.split(b"\n")[:8]:
-        event = decode_object(line, SkipCounter())
-        data = event.get("data") if event else None
-        if event and event.get("type") == "session.start" and isinstance(data, dict):
-            return data
-    return {}
-
-
 def _workspace_yaml(folder: Path) -> Mapping[str, Any]:
     try:
         value = yaml.safe_load((folder / "workspace.yaml").read_text("utf-8"))
@@ -311,7 +297,14 @@ class CopilotStore(AgentStore):
         for path in self._files():
             nested = path.name == "events.jsonl"
             session_id = path.parent.name if nested else path.stem
-            start = _head_start(path)
+            head, tail = head_tail_records(path)
+            start = next(
+                (as_map(e.get("data")) for e in head if e.get("type") == "session.start"), {}
+            )
+            first = next(
+                (as_map(e.get("data")) for e in head if e.get("type") == "user.message"), {}
+            )
+            last = next((as_str(e.get("timestamp")) for e in reversed(tail)), None)
             workspace = _workspace_yaml(path.parent) if nested else {}
             context = as_map(start.get("context"))
             cwd = as_str(workspace.get("cwd")) or as_str(context.get("cwd"))
@@ -320,9 +313,10 @@ class CopilotStore(AgentStore):
                 session_id=session_id,
                 path=path,
                 runtime_handle={"sessionId": session_id},
-                title=as_str(workspace.get("summary")),
+                title=as_str(workspace.get("summary")) or title_from(as_str(first.get("content"))),
                 workspace_path=cwd,
                 created_at=as_str(start.get("startTime")),
+                updated_at=last,
                 model=as_str(start.get("selectedModel")),
             )
 

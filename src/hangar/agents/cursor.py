@@ -15,6 +15,7 @@ parent's call is; a child that grows later is seen when the parent is next re-re
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -34,7 +35,9 @@ from hangar.agents.message_log import (
     as_map,
     as_str,
     decode_object,
+    head_tail_records,
     text_of,
+    title_from,
     tool_kind,
 )
 from hangar.agents.registry import register_store
@@ -217,11 +220,21 @@ class CursorStore(AgentStore):
     def _source(
         self, path: Path, session_id: str, workspace: str | None, parent: str | None
     ) -> SessionSource:
+        head, _ = head_tail_records(path, tail_bytes=0)
+        title: str | None = None
+        for record in head[:4]:
+            if record.get("role") == "user":
+                first = CursorProjector()
+                first.feed(json.dumps(record).encode())
+                messages = first.take().messages
+                title = title_from(messages[0].content) if messages else None
+                break
         return SessionSource(
             runtime=RUNTIME,
             session_id=session_id,
             path=path,
             runtime_handle={"sessionId": session_id},
+            title=title,
             workspace_path=workspace,
             updated_at=_mtime(path),
             parent_session_id=parent,

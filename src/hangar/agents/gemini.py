@@ -31,10 +31,13 @@ from hangar.agents.message_log import (
     MessageLog,
     SkipCounter,
     as_int,
+    as_map,
     as_str,
     decode_object,
+    head_tail_records,
     output_text,
     text_of,
+    title_from,
     tool_kind,
 )
 from hangar.agents.registry import register_store
@@ -275,14 +278,27 @@ class GeminiStore(AgentStore):
                 except (OSError, UnicodeDecodeError):
                     workspace = None
             session_id = fields.get("sessionId") or path.stem
+            title: str | None = None
+            updated = fields.get("lastUpdated")
+            if path.suffix == ".jsonl":
+                head, tail = head_tail_records(path)
+                user = next((r for r in head if r.get("type") == "user"), {})
+                title = title_from(text_of(user.get("displayContent") or user.get("content")))
+                for record in reversed(tail):
+                    change = as_map(record.get("$set"))
+                    stamp = as_str(change.get("lastUpdated")) or as_str(record.get("timestamp"))
+                    if stamp:
+                        updated = stamp
+                        break
             yield SessionSource(
                 runtime=RUNTIME,
                 session_id=session_id,
                 path=path,
                 runtime_handle={"sessionId": session_id, "path": str(path)},
+                title=title,
                 workspace_path=workspace,
                 created_at=fields.get("startTime"),
-                updated_at=fields.get("lastUpdated"),
+                updated_at=updated,
             )
 
     def reads_incrementally(self, source: SessionSource) -> bool:

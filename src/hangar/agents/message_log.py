@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from hangar.agents import peek
 from hangar.agents.base import ProjectionDelta
 from hangar.model import Message, TextBlock, ToolBlock, Usage
 from hangar.model.messages import Block
@@ -196,6 +198,32 @@ def text_of(value: object) -> str:
         ]
         return "\n".join(texts)
     return ""
+
+
+def title_from(text: str | None, limit: int = 80) -> str | None:
+    """A list title from a request: its first non-blank line, at most ``limit`` chars."""
+    for line in (text or "").splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return None
+
+
+def head_tail_records(
+    path: Path, head_bytes: int = 16384, tail_bytes: int = 16384
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """JSON objects of the complete lines in a file's head and tail (discovery reads)."""
+    skipped = SkipCounter()
+    try:
+        head = peek.head_lines(path, head_bytes)
+        tail = peek.tail_lines(path, tail_bytes)
+    except OSError:
+        return [], []
+    decode = (
+        [decode_object(line, skipped) for line in head],
+        [decode_object(line, skipped) for line in tail],
+    )
+    return [r for r in decode[0] if r], [r for r in decode[1] if r]
 
 
 def as_map(value: object) -> Mapping[str, Any]:

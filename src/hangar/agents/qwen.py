@@ -31,6 +31,7 @@ from hangar.agents.message_log import (
     as_map,
     as_str,
     output_text,
+    title_from,
     tool_kind,
 )
 from hangar.agents.registry import register_store
@@ -248,11 +249,15 @@ class QwenStore(AgentStore):
         for pattern, archived in (("*/chats/*.jsonl", False), ("*/chats/archive/*.jsonl", True)):
             for path in sorted(projects.glob(pattern)):
                 head = _head_record(path)
+                first = head if head.get("type") == "user" else {}
+                payload = as_map(first.get("systemPayload"))
+                title = title_from(as_str(payload.get("displayText")) or _texts(first))
                 yield SessionSource(
                     runtime=RUNTIME,
                     session_id=path.stem,
                     path=path,
                     runtime_handle={"sessionId": path.stem},
+                    title=title,
                     workspace_path=as_str(head.get("cwd")),
                     created_at=as_str(head.get("timestamp")),
                     model=as_str(head.get("model")),
