@@ -340,3 +340,34 @@ def test_parallel_first_build_equals_the_sequential_one(
         t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]
     }
     assert all(p.exists() for p in paths)
+
+
+def test_a_large_first_build_runs_in_the_background_with_progress(
+    executor: Executor, claude_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer does not wait for a big index build; it reports progress."""
+    from hangar.executor import task_services
+
+    monkeypatch.setattr(task_services, "FOREGROUND_INDEX_BYTES", 0)
+    for n in range(3):
+        claude_session(
+            claude_home,
+            f"bbbbbbb{n}-bbbb-4bbb-8bbb-bbbbbbbbbbbb",
+            "/projects/demo",
+            [{"user": f"ocelot {n}", "assistant": "ok"}],
+        )
+    first = executor.handle("runtime.tasks.search", {"query": "ocelot"})
+    assert set(first["indexing"]) == {
+        "tasksTotal",
+        "tasksDone",
+        "totalBytes",
+        "doneBytes",
+        "errors",
+    }
+    background = services_for(executor)._background
+    assert background is not None
+    background.join(60)
+    status = executor.handle("runtime.index.status", {})
+    assert (status["running"], status["tasksDone"], status["tasksTotal"]) == (False, 3, 3)
+    later = executor.handle("runtime.tasks.search", {"query": "ocelot"})
+    assert len(later["results"]) == 3 and "indexing" not in later
