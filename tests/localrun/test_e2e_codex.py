@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -106,4 +107,7 @@ def test_codex_turn_tool_final_clear_and_env(tmp_path: Path) -> None:
         assert f"HANGAR_ISSUE_KEY={issue['key']}" in child_env
         assert "HANGAR_TOKEN=hgrun_" in child_env
         assert hub.ok("GET", f"/api/issues/{issue['key']}")["status"] == "in_progress"
-        assert hub.sandbox.namespace_pids(include_helper=False)  # the hub is still up
+        # LR-202: the app-server sidecar and the proxy ended with the TUI; only the hub is left
+        assert hub.hub is not None
+        left = hub.sandbox.namespace_pids(include_helper=False)
+        assert left and all(os.getpgid(pid) == hub.hub.pid for pid in left), left

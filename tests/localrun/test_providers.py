@@ -156,6 +156,31 @@ def test_codex_mapping_turns_tools_helpers_and_switches() -> None:
     assert sink.usage == [UsageEntry("codex", "gpt-x", 60, 7, 40, 0)]
 
 
+def test_codex_resume_plan_and_file_changes() -> None:
+    """LR-197, LR-204: /resume back to an earlier thread; plans and file changes."""
+    sink = Sink()
+    mapper = CodexEventMapper(sink, sink)
+    _start(mapper, "a", "T1", ephemeral=False)
+    _start(mapper, "b", "T2", ephemeral=False)
+    mapper.client_frame(json.dumps({"id": "c", "method": "thread/resume", "params": {}}))
+    mapper.server_frame(json.dumps({"id": "c", "result": {"thread": {"id": "T1"}}}))
+    _user(mapper, "T1", "U9", "u9", "plan it")
+    plan = {"type": "plan", "id": "p1", "text": "1. read\n2. write"}
+    mapper.server_frame(_frame("item/completed", threadId="T1", turnId="U9", item=plan))
+    change = {"type": "fileChange", "id": "f1", "changes": [{"path": "a.py", "diff": "+x"}]}
+    mapper.server_frame(_frame("item/started", threadId="T1", turnId="U9", item=change))
+    mapper.server_frame(_frame("item/completed", threadId="T1", turnId="U9", item=change))
+    assert sink.kinds() == [
+        ("user_input", None),
+        ("text", None),
+        ("tool_use", "patch_apply"),
+        ("tool_result", "patch_apply"),
+    ]
+    assert sink.messages[1].input["kind"] == "codex_proposed_plan"
+    assert sink.messages[1].content.startswith("Proposed Plan")
+    assert sink.messages[2].input["paths"] == ["a.py"] and sink.messages[3].output == "+x"
+
+
 def test_codex_mapping_is_deterministic() -> None:
     """LR-160/LR-161: the same events give the same sourceKeys (no time, no counters)."""
     runs = []
