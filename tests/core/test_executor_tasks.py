@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,13 +77,41 @@ def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> Non
     assert [m["index"] for m in older["messages"]] == [0] and older["hasMore"] is False
 
 
+_OPENED: list[str] = []
+_WATCHING: list[str] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    # The interpreter's own audit events: every file open in this process is reported.
+    path = args[0] if event == "open" and _WATCHING else None
+    if isinstance(path, str | Path) and str(path).startswith(_WATCHING[0]):
+        _OPENED.append(str(path))
+
+
+def _watch_opens(root: Path) -> None:
+    """Record opens under ``root`` (audit hooks cannot be removed: installed once)."""
+    if not _WATCHING and not getattr(_audit, "installed", False):
+        sys.addaudithook(_audit)
+        _audit.installed = True  # type: ignore[attr-defined]
+    _WATCHING[:] = [str(root)]
+    _OPENED.clear()
+
+
 def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: Executor) -> None:
-    """RW-011, RW-018, RW-069: ids survive a restart; an unchanged re-list describes no file."""
+    """RW-011, RW-018, RW-069: ids survive a restart; an unchanged re-list opens no
+    transcript (counted with the interpreter's audit hook on `open`)."""
     write_rollout(isolated_home)
     write_claude(isolated_home)
-    first = {t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]}
-    assert executor.index.last_refresh.described == 2
-    executor.handle("runtime.tasks.list", {})
+    _watch_opens(isolated_home)
+    try:
+        first = {t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]}
+        assert any(p.endswith(".jsonl") for p in _OPENED)
+        assert executor.index.last_refresh.described == 2
+        _OPENED.clear()
+        executor.handle("runtime.tasks.list", {})
+        assert [p for p in _OPENED if p.endswith(".jsonl")] == []
+    finally:
+        _WATCHING.clear()
     assert executor.index.last_refresh.described == 0
     assert executor.index.last_refresh.unchanged == 2
     assert executor.engine.stats.bytes_read == 0
