@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
@@ -19,6 +20,19 @@ pytestmark = pytest.mark.real_agents
 PORT = 4096
 TURNS_ALONE = 2
 TURNS_READ = 4
+
+
+def _http(box: AgentSandbox, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+    """One request to the server in the sandbox; a turn may take long on a busy machine,
+    so the socket waits up to two minutes (the sandbox helper's default is 10 s)."""
+    connection = http.client.HTTPConnection("127.0.0.1", PORT)
+    connection.sock = box.sandbox.connect(PORT, timeout=120)
+    try:
+        connection.request(method, path, body=body, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
 
 
 def _wait_listening(process_stdout: object, deadline: float) -> str:
@@ -54,14 +68,14 @@ def test_reading_beside_a_live_opencode_serve(agent_sandbox: AgentSandbox) -> No
         stdin_pipe=False,
     )
     _wait_listening(server.stdout, time.monotonic() + 60)
-    status, body = box.sandbox.http("POST", PORT, "/session", b"{}")
+    status, body = _http(box, "POST", "/session", b"{}")
     assert status == 200, body
     session_id = json.loads(body)["id"]
 
     def turn(n: int) -> float:
         started = time.monotonic()
         payload = json.dumps({"parts": [{"type": "text", "text": f"Turn {n}"}]}).encode()
-        status, body = box.sandbox.http("POST", PORT, f"/session/{session_id}/message", payload)
+        status, body = _http(box, "POST", f"/session/{session_id}/message", payload)
         assert status == 200, body
         return time.monotonic() - started
 
@@ -91,7 +105,9 @@ def test_reading_beside_a_live_opencode_serve(agent_sandbox: AgentSandbox) -> No
         reader.join()
     assert errors == []
     assert len(counts) > TURNS_READ and counts == sorted(counts)
-    assert max(with_reader) < max(3 * max(alone), max(alone) + 3.0), (alone, with_reader)
+    # Generous for a shared, busy machine; a reader holding a lock would stall the writer for
+    # its busy timeout (seconds) or fail the turn outright.
+    assert max(with_reader) < 3 * max(alone) + 5.0, (alone, with_reader)
     final = store.load(next(s for s in store.discover() if s.session_id == session_id))
     assert [m.role for m in final.messages] == ["user", "assistant"] * total
     assert final.summary.checklist is not None
