@@ -65,6 +65,8 @@ class _BrokenStore(AgentStore):
     def discover(self):  # type: ignore[no-untyped-def]
         from hangar.agents.base import SessionSource
 
+        # Wrong too: a store must never write into the agent's home.
+        (self.home.root / "index.cache").write_text("x")
         for path in sorted(self.home.root.glob("*.jsonl")):
             yield SessionSource(self.runtime, path.stem, path, {"path": str(path)})
 
@@ -94,7 +96,8 @@ class _BrokenStore(AgentStore):
 
 
 def test_the_suite_catches_a_broken_projector(tmp_path: Path) -> None:
-    """The suite can fail: a projector with wrong deltas and no skip counting is reported."""
+    """The suite can fail: wrong deltas, uncounted garbage and a write into the home are
+    each reported."""
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "s.jsonl").write_text("one\ntwo\nthree\n")
     report = check_store(
@@ -103,3 +106,4 @@ def test_the_suite_catches_a_broken_projector(tmp_path: Path) -> None:
     text = "\n".join(report.problems)
     assert "differ from a full read" in text
     assert "not counted in skipped" in text
+    assert "reading changed the agent's file index.cache" in text

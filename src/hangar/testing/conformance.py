@@ -13,6 +13,8 @@ out like the agent's own home) and it checks the store contract:
   each delta as
   ``messages[start:] = delta.messages``, gives exactly the messages and summary of one full
   feed; no delta starts past the end or reuses a wrong index;
+* **read-only**: nothing in the home changes (sizes and mtimes of every file), and an empty
+  home discovers nothing without an error;
 * **garbage is tolerated**: invalid JSON, invalid UTF-8, a JSON array, a huge line and a
   truncated line appended to a transcript raise nothing, are counted in ``skipped`` and
   change no message; a rewritten-format file that is truncated or corrupted loads without
@@ -311,6 +313,37 @@ def check_corrupted_file(
     return problems
 
 
+def tree_state(root: Path) -> dict[str, tuple[int, int]]:
+    """``relative path → (size, mtime_ns)`` of every file under ``root``.
+
+    SQLite's shared-memory index (``*-shm``) is left out: every WAL reader writes its read
+    marks there. That is SQLite's coordination file, not the agent's data.
+    """
+    state: dict[str, tuple[int, int]] = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.name.endswith("-shm"):
+            stat = path.stat()
+            state[path.relative_to(root).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+    return state
+
+
+def check_untouched(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]
+) -> list[str]:
+    """Reading changed nothing in the agent's home (an empty ``-wal`` SQLite creates when it
+    opens a WAL database that has none is the one allowed new file)."""
+    problems: list[str] = []
+    for name in sorted(set(before) | set(after)):
+        if before.get(name) == after.get(name):
+            continue
+        if name not in before and name.endswith("-wal") and after[name][0] == 0:
+            continue
+        problems.append(
+            f"reading changed the agent's file {name}: {before.get(name)} -> {after.get(name)}"
+        )
+    return problems
+
+
 # -- the whole suite --------------------------------------------------------------------
 
 
@@ -330,6 +363,14 @@ def check_store(
         home = AgentHome(store_cls.runtime, home, None)
     report = ConformanceReport(store_cls.runtime)
     store = store_cls(home)
+    untouched = tree_state(home.root)
+    empty = workdir / "empty-home"
+    empty.mkdir(parents=True, exist_ok=True)
+    try:
+        if list(store_cls(AgentHome(store_cls.runtime, empty, None)).discover()):
+            report.fail("discover found sessions in an empty home")
+    except Exception as exc:
+        report.fail(f"discover raised {exc!r} on an empty home")
     try:
         with count_opens(home.root) as opened:
             sources = list(store.discover())
@@ -363,6 +404,7 @@ def check_store(
                 report.problems += check_corrupted_file(store_cls, home, source, workdir)
         except Exception as exc:
             report.fail(f"{source.session_id}: check raised {exc!r}")
+    report.problems += check_untouched(untouched, tree_state(home.root))
     return report
 
 
