@@ -270,3 +270,31 @@ def test_workspace_grouping_with_real_worktree(tmp_path: Path) -> None:
     assert (shaped.kind, shaped.worktree_id, shaped.group_workspace_path) == (
         "worktree", "fix-7", "/gone/repo")  # fmt: skip
     assert classify(None).kind == "chat"
+
+
+def test_a_broken_store_does_not_hide_other_tasks(isolated_home: Path) -> None:
+    """DESIGN §6: a store whose listing fails is reported; other agents' tasks still list,
+    and its own tasks stay as they were (not marked missing)."""
+    from hangar.agents.codex import CodexStore
+    from hangar.agents.registry import open_stores
+
+    class BrokenCodex(CodexStore):
+        broken = False
+
+        def session_paths(self):  # type: ignore[no-untyped-def]
+            if self.broken:
+                raise RuntimeError("agent home is unreadable")
+            return super().session_paths()
+
+    write_rollout(isolated_home)
+    write_claude(isolated_home)
+    stores = dict(open_stores())
+    codex = BrokenCodex(stores["codex"].home)
+    stores["codex"] = codex
+    executor = Executor.from_state(open_state(), stores)
+    assert len(executor.handle("runtime.tasks.list", {})["tasks"]) == 2
+    codex.broken = True
+    tasks = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert sorted((t["runtime"], t["status"]) for t in tasks) == [
+        ("claude", "done"), ("codex", "done")]  # fmt: skip
+    assert "RuntimeError" in executor.index.last_refresh.store_errors["codex"]

@@ -12,10 +12,11 @@ a full read learned (title, message count, status, model) and never touches ``up
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
@@ -23,6 +24,8 @@ from hangar.errors import AmbiguousError, NotFoundError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.workspaces import classify
 from hangar.model import LocalTask
+
+log = logging.getLogger(__name__)
 
 _STATUSES = {"running", "done", "failed", "cancelled", "missing"}
 
@@ -40,6 +43,9 @@ class RefreshStats:
     described: int = 0
     unchanged: int = 0
     missing: int = 0
+    unreadable: int = 0
+    store_errors: dict[str, str] = field(default_factory=dict)
+    """Stores whose listing failed (runtime → error); their tasks were left as they were."""
 
 
 class TaskIndex:
@@ -52,7 +58,11 @@ class TaskIndex:
     def refresh(self, stores: Mapping[str, AgentStore]) -> RefreshStats:
         stats = RefreshStats()
         for store in stores.values():
-            self._refresh_store(store, stats)
+            try:
+                self._refresh_store(store, stats)
+            except Exception as exc:  # one broken agent store must not hide the others' tasks
+                stats.store_errors[store.runtime] = f"{type(exc).__name__}: {exc}"
+                log.warning("listing %s sessions failed: %s", store.runtime, exc)
         self.last_refresh = stats
         return stats
 
@@ -83,7 +93,9 @@ class TaskIndex:
                     continue
                 try:
                     described = store.describe(path)
-                except OSError:
+                except Exception as exc:  # an unreadable file is skipped, never fatal
+                    stats.unreadable += 1
+                    log.warning("cannot describe %s: %s", path, exc)
                     continue
                 if described is not None:
                     changed.append((described, signature))
