@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import http.client
 import json
+from importlib import resources
 from typing import Any
 
 import pytest
 
 from hangar.testing.fake_model import FakeModelServer
-from hangar.testing.scenarios import EXHAUSTED_TEXT, ScenarioError, scenario_from_dict
+from hangar.testing.scenarios import (
+    EXHAUSTED_TEXT,
+    ScenarioError,
+    builtin_scenario,
+    scenario_from_dict,
+)
 
 BASH = {
     "type": "function",
@@ -246,3 +252,15 @@ def test_count_tokens_and_models(fake_model: FakeModelServer) -> None:
 def test_bad_scenarios_are_refused_with_the_reason(raw: dict[str, Any], problem: str) -> None:
     with pytest.raises(ScenarioError, match=problem):
         scenario_from_dict(raw, "bad.yaml")
+
+
+def test_every_shipped_scenario_loads() -> None:
+    folder = resources.files("hangar.testing") / "scenarios"
+    names = [
+        entry.name.removesuffix(".yaml")
+        for entry in folder.iterdir()
+        if entry.name.endswith(".yaml")
+    ]
+    assert {"hello", "shell-roundtrip", "plan", "demo-failing-turn"} <= set(names)
+    for name in names:
+        assert builtin_scenario(name).turns, name

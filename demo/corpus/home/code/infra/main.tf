@@ -1,0 +1,3 @@
+resource "demo_bucket" "assets" {
+  name = "webshop-static-assets"
+}

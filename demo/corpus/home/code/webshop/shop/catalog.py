@@ -1,0 +1,1 @@
+PRICES = {"apple": 120, "pear": 95}
