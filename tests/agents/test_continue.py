@@ -46,6 +46,14 @@ def test_a_successful_checklist_call_commits_the_whole_list(tmp_path: Path) -> N
     assert loaded.summary.checklist is not None
     assert loaded.summary.checklist.source == "continue.Checklist"
     assert loaded.summary.title is None, "cn's placeholder title is not a title"
+    store = ContinueStore(
+        continue_home(
+            tmp_path / "listed",
+            {SID: cn_session(SID, [cn_user('Fix the "login" bug\nwith details'), cn_reply("ok")])},
+        )
+    )
+    [source] = list(store.discover())
+    assert source.title == 'Fix the "login" bug', "listed by its first request"
 
 
 def test_failed_cancelled_and_unfinished_calls_never_commit(tmp_path: Path) -> None:

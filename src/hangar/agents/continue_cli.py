@@ -11,6 +11,7 @@ parsed, never a display form, so a long list survives whole (CL-013, CL-014, CL-
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ from hangar.agents.message_log import (
     as_map,
     as_str,
     text_of,
+    title_from,
     tool_kind,
 )
 from hangar.agents.registry import register_store
@@ -73,6 +75,28 @@ def _iso(value: object) -> str | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return datetime.fromtimestamp(value / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
     return None
+
+
+_FIRST_REQUEST = re.compile(rb'"role"\s*:\s*"user"\s*,\s*"content"\s*:\s*("(?:[^"\\]|\\.)*")')
+HEAD_BYTES = 16384
+
+
+def _first_request(path: Path) -> str | None:
+    """The first user request from the file's head (cn writes it near the top), so a
+    session cn left as "Untitled Session" still lists with a name."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return None
+    match = _FIRST_REQUEST.search(head)
+    if match is None:
+        return None
+    try:
+        text = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return title_from(text) if isinstance(text, str) else None
 
 
 def _title(value: object) -> str | None:
@@ -244,7 +268,7 @@ class ContinueStore(AgentStore):
                 session_id=path.stem,
                 path=path,
                 runtime_handle={"sessionId": path.stem},
-                title=_title(entry.get("title")),
+                title=_title(entry.get("title")) or _first_request(path),
                 workspace_path=as_str(entry.get("workspaceDirectory")),
                 created_at=_iso(entry.get("dateCreated")),
                 updated_at=_iso_mtime(path),
