@@ -8,6 +8,7 @@ for its network behaviour (see ``assert_only_loopback``).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 import pytest
@@ -198,3 +199,24 @@ def test_long_lived_processes_end_with_the_sandbox(agent_sandbox: AgentSandbox) 
     agent_sandbox.close()
     assert agent_sandbox.sandbox.namespace_pids() == []
     assert app.poll() is not None and serve.poll() is not None
+
+
+def test_codex_tui_on_a_pty_takes_keystrokes(agent_sandbox: AgentSandbox) -> None:
+    """The interactive TUI on a real PTY: typed prompt → fake model → rollout on disk."""
+    agent_sandbox.sandbox.load(builtin_scenario("hello"))
+    cwd = agent_sandbox.workspace("projects/tui", builtin_scenario("hello").workspace)
+    tui = agent_sandbox.spawn_pty("codex", [], cwd=cwd, rows=40, cols=120)
+    tui.expect("Ask Codex to do anything", timeout=60)
+    tui.send("Say hello")
+    tui.expect("hello", timeout=20)
+    tui.send("\r")
+    sessions = agent_sandbox.host(agent_sandbox.homes.home / ".codex" / "sessions")
+    text = builtin_scenario("hello").turns[0].text
+    assert text is not None
+    deadline = time.monotonic() + 60
+    while not any(text in p.read_text() for p in sessions.rglob("rollout-*.jsonl")):
+        assert time.monotonic() < deadline, bytes(tui.output[-2000:])
+        tui.read_available(0.5)  # keep the PTY drained while codex works
+    turns = [r for r in agent_sandbox.sandbox.requests() if r["kind"] == "turn"]
+    assert len(turns) == 1 and turns[0]["headers"].get("originator") == "codex-tui"
+    tui.close()

@@ -103,16 +103,13 @@ enabled = true    # 0.171.0 offers no plan tool without it
 """
         return {homes.home / ".codex" / "config.toml": config}
 
-    def directories(self, homes: Homes) -> list[PurePosixPath]:
-        # codex creates tmp/arg0-linux without parents and fails on a fresh CODEX_HOME
-        return [homes.home / ".codex" / "tmp"]
-
     def env(self, homes: Homes, base_url: str) -> dict[str, str]:
         return {"CODEX_HOME": str(homes.home / ".codex"), "FAKE_API_KEY": "dummy"}
 
     def invocation(self, prompt: str, session: str | None, homes: Homes) -> Invocation:
         resume = ["resume", session] if session else []
-        # `codex exec` reads stdin when it is not a TTY: keep it closed.
+        # `codex exec` reads stdin when it is not a TTY: keep it closed. Its --json stdout
+        # starts with an error item "Model metadata for `fake-model` not found" (harmless).
         argv = [self.executable(), "exec", *resume, "--json", "--skip-git-repo-check", prompt]
         return Invocation(argv, None)
 
