@@ -48,6 +48,26 @@ def test_archive_a_task_and_find_it_among_the_archived(page: Any, live_hub: Live
     expect(page.locator("#sidebar-content a.task", has_text="Say hello")).to_be_visible()
 
 
+def test_delete_an_archived_task_after_confirming(page: Any, live_hub: LiveHub) -> None:
+    """RW-173: delete asks first; cancelling keeps the task, confirming hides it at once."""
+    page.locator("#sidebar-content a.task", has_text="Work on feature x").click()
+    page.click("#archive-button")
+    page.click("#confirm-ok")
+    expect(page.locator("#sidebar-content a.task", has_text="Work on feature x")).to_have_count(0)
+    page.goto(live_hub.url + "/archived")
+    item = page.locator(".archived-item", has_text="Work on feature x")
+    item.locator("button[data-action=delete]").click()
+    expect(page.locator("#confirm-dialog")).to_contain_text('Delete "Work on feature x"?')
+    page.keyboard.press("Escape")
+    expect(page.locator("#confirm-dialog")).to_be_hidden()
+    expect(item).to_be_visible()
+    item.locator("button[data-action=delete]").click()
+    page.click("#confirm-ok")
+    expect(item).to_have_count(0)
+    page.reload()
+    expect(page.locator(".archived-item", has_text="Work on feature x")).to_have_count(0)
+
+
 def test_rename_with_the_keyboard(page: Any, live_hub: LiveHub) -> None:
     page.locator("#sidebar-content a.task", has_text="Say hello").focus()
     page.keyboard.press("Enter")
@@ -102,3 +122,12 @@ def test_narrow_screens_get_a_sidebar_toggle(page: Any, live_hub: LiveHub) -> No
     expect(page.locator("#task-title")).to_have_text("Say hello")
     expect(page.locator("#messages article.msg").last).to_contain_text("Hello!")
     screenshot(page, "narrow")
+
+
+def test_dark_mode_follows_the_system(page: Any, live_hub: LiveHub) -> None:
+    page.emulate_media(color_scheme="dark")
+    page.locator("#sidebar-content a.task", has_text="Set up the project").click()
+    expect(page.locator("#checklist-strip")).to_be_visible()
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(15, 18, 22)"
+    screenshot(page, "runtime-work-dark")
