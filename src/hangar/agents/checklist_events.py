@@ -10,12 +10,13 @@ rules. Mappers never look at text, status lines or other tools (CL-022, CL-046).
 * :class:`CodexExecMapper` — ``codex exec --json`` stdout events: ``todo_list`` items.
 * :class:`OpenCodeEventMapper` — ``opencode serve`` SSE bus events: ``todo.updated``
   (native) and ``todowrite`` tool parts (tool records), for one session only.
-* :class:`AcpPlanMapper` — ACP ``session/update`` ``plan`` updates of one session.
+* :class:`AcpChecklistMapper` — ACP ``session/update`` of one session: ``plan`` updates,
+  and the confirmed exact checklist tool of the runtime behind ACP.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hangar.agents.checklist_rules import ChecklistUpdate
@@ -25,6 +26,7 @@ from hangar.agents.checklists import (
     from_codex_todo_list,
     from_opencode_todos,
 )
+from hangar.model import Checklist
 
 
 def _map(value: object) -> Mapping[str, Any]:
@@ -130,18 +132,58 @@ class OpenCodeEventMapper:
         return ChecklistUpdate(turn, checklist, key=_str(part.get("callID")))
 
 
-class AcpPlanMapper:
-    """ACP ``session/update`` params of one session; each ``plan`` update is owned by the
-    prompt request that was open when it arrived (``turn``). Other update kinds, including
-    plan markdown, status text and ``plan_removed``, never touch the list (CL-046, CL-047)."""
+class AcpChecklistMapper:
+    """ACP ``session/update`` params of one session of one runtime (CL-050: the runtime
+    stays the agent's own; ACP is the transport).
 
-    def __init__(self, session_id: str) -> None:
+    * ``plan`` updates are native updates owned by the prompt open when they arrived.
+    * A confirmed exact checklist tool of that runtime (:data:`ACP_CHECKLIST_TOOLS`, e.g.
+      OpenCode's ``todowrite``, whose raw input, call id and final status pass through
+      ``opencode acp`` 1.18.33 unchanged) commits its raw input once per call id, only when
+      the call completes; a frame without input uses the call's earlier one; a failed call
+      never commits (CL-015, CL-016, CL-017, CL-048).
+    * Everything else — text, plan markdown, status text, ``plan_removed``, other tools —
+      never touches the list (CL-022, CL-046, CL-047).
+    """
+
+    def __init__(self, session_id: str, runtime: str | None = None) -> None:
         self.session_id = session_id
+        self.tools = ACP_CHECKLIST_TOOLS.get(runtime or "", {})
+        self._calls: dict[str, tuple[str | None, object]] = {}
 
     def feed(self, params: Mapping[str, Any], turn: str) -> ChecklistUpdate | None:
         if params.get("sessionId") != self.session_id:
             return None
         update = _map(params.get("update"))
-        if update.get("sessionUpdate") != "plan":
+        kind = update.get("sessionUpdate")
+        if kind == "plan":
+            return ChecklistUpdate(turn, from_acp_plan(update), native=True)
+        if kind in ("tool_call", "tool_call_update") and self.tools:
+            return self._tool(update, turn)
+        return None
+
+    def _tool(self, update: Mapping[str, Any], turn: str) -> ChecklistUpdate | None:
+        call_id = _str(update.get("toolCallId"))
+        if call_id is None:
             return None
-        return ChecklistUpdate(turn, from_acp_plan(update), native=True)
+        name, raw = self._calls.get(call_id, (None, None))
+        if update.get("sessionUpdate") == "tool_call":
+            name = _str(update.get("title"))
+        raw_input = update.get("rawInput")
+        if isinstance(raw_input, Mapping) and raw_input:
+            raw = raw_input
+        self._calls[call_id] = (name, raw)
+        parse = self.tools.get(name or "")
+        if parse is None or update.get("status") != "completed":
+            return None
+        return ChecklistUpdate(turn, parse(raw), key=f"acp:{call_id}")
+
+
+def _opencode_todowrite(raw: object) -> Checklist | None:
+    return from_opencode_todos(raw, "opencode.todowrite")
+
+
+#: Exact checklist tools whose ACP tool calls were confirmed on a real agent, by runtime.
+ACP_CHECKLIST_TOOLS: dict[str, dict[str, Callable[[object], Checklist | None]]] = {
+    "opencode": {"todowrite": _opencode_todowrite},
+}
