@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from hangar.cli.checklist_view import checklist_lines
 from hangar.executor.service import Executor
 from hangar.state import open_state
 
@@ -101,9 +102,7 @@ def _block_line(block: dict[str, Any]) -> str:
         text = block.get("text") or "(redacted)"
         return f"  ∴ {text.splitlines()[0][:80]}"
     if kind == "checklist":
-        marks = {"completed": "x", "in_progress": "~", "cancelled": "-"}
-        items = [f"[{marks.get(i['status'], ' ')}] {i['content']}" for i in block["items"]]
-        return "  ☰ " + " · ".join(items)
+        return "\n".join("  " + line for line in checklist_lines(block, indent="    "))
     if kind == "fileChanges":
         files = ", ".join(f["path"] for f in block.get("files", []))
         return f"  ± {files[:90]}"
@@ -128,6 +127,9 @@ def show_command(task: str, limit: int, before: str | None, as_json: bool) -> No
         return
     info = data["task"]
     click.echo(f"{info['title']}  ({info['runtime']}, {info['status']}, {info['workspacePath']})")
+    if data.get("checklist") is not None:
+        # The current list (the latest turn's own) on top, as the web UI shows it.
+        click.echo("\n".join(checklist_lines(data["checklist"])))
     if data.get("hasMore"):
         click.echo(f"… earlier messages: --before {data['beforeCursor']}")
     for message in data["messages"]:
