@@ -18,7 +18,7 @@ def only(paths: list[Path], suffix: str, exclude: str = "") -> Path:
 def codex_items(run: AgentRun) -> list[dict[str, Any]]:
     """The rollout's ``response_item`` payloads (the model-visible conversation)."""
     rollout = only(run.store_files, ".jsonl", exclude="session_index.jsonl")
-    assert rollout.parent.parent.parent.parent == run.agent_home  # sessions/YYYY/MM/DD/
+    assert rollout.parents[3] == run.agent_home / "sessions"  # sessions/YYYY/MM/DD/
     lines = run.records(rollout)
     assert lines[0]["type"] == "session_meta"
     assert lines[0]["payload"]["id"] == run.session_id

@@ -57,6 +57,10 @@ class AgentCli:
         """Files to write before the CLI first runs (path inside the sandbox → text)."""
         return {}
 
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        """The CLI's own home (``CODEX_HOME``, ``~/.claude``, …)."""
+        raise NotImplementedError
+
     def directories(self, homes: Homes) -> list[PurePosixPath]:
         """Folders the CLI expects to exist before its first run."""
         return []
@@ -77,6 +81,9 @@ class AgentCli:
 
 class Codex(AgentCli):
     name, binary = "codex", "codex"
+
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".codex"
 
     def config_files(self, homes: Homes, base_url: str) -> dict[PurePosixPath, str]:
         config = f"""model = "fake-model"
@@ -130,6 +137,9 @@ class Claude(AgentCli):
     name, binary = "claude", "claude"
     allowed_tools = "Bash,TodoWrite,Write,Edit,Read"
 
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".claude"
+
     def env(self, homes: Homes, base_url: str) -> dict[str, str]:
         return {
             "ANTHROPIC_BASE_URL": base_url,
@@ -168,6 +178,9 @@ class Claude(AgentCli):
 class OpenCode(AgentCli):
     name, binary = "opencode", "opencode"
 
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".local" / "share" / "opencode"
+
     def config_files(self, homes: Homes, base_url: str) -> dict[PurePosixPath, str]:
         config = {
             "$schema": "https://opencode.ai/config.json",
@@ -205,6 +218,9 @@ class OpenCode(AgentCli):
 
 class Continue(AgentCli):
     name, binary = "cn", "cn"
+
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".continue"
 
     def config_path(self, homes: Homes) -> PurePosixPath:
         return homes.home / ".continue" / "config.yaml"

@@ -197,7 +197,7 @@ class AgentSandbox:
             stderr=done.stderr.decode("utf-8", "replace"),
             events=events,
             home=self.host(self.homes.home),
-            agent_home=self.host(agent.store_globs(self.homes)[0][0]),
+            agent_home=self.host(agent.home_dir(self.homes)),
             cwd=self.host(workdir),
             cwd_inside=workdir,
             store_files=changed,
