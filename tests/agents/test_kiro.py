@@ -41,3 +41,14 @@ def test_tool_results_answer_the_previous_reply(tmp_path: Path) -> None:
     tool = reply.blocks[0] if reply.blocks else None
     assert isinstance(tool, ToolBlock) and (tool.output, tool.status) == ("a.txt", "done")
     assert reply.content == "Found a.txt."
+
+
+def test_a_conversation_in_both_stores_is_read_from_the_files(
+    public_fixtures: Path, tmp_path: Path
+) -> None:
+    store = KiroStore(kiro_home(public_fixtures, tmp_path / "kiro"))
+    (store.home.root / "sessions" / "cli" / "overlap_payload.json").write_text(
+        (public_fixtures / "kiro" / "agentsview" / "overlap_payload.json").read_text()
+    )
+    found = [s for s in store.discover() if s.session_id == "overlap_payload"]
+    assert [s.path.suffix for s in found] == [".json"]

@@ -175,9 +175,12 @@ class KiroStore(AgentStore):
         return found
 
     def discover(self) -> Iterator[SessionSource]:
+        files = sorted((self.home.root / "sessions" / "cli").glob("*.json"))
+        current = {path.stem for path in files}
         for db in self.databases():
-            yield from self._from_db(db)
-        for path in sorted((self.home.root / "sessions" / "cli").glob("*.json")):
+            # A conversation in both stores is read from the current one (the files).
+            yield from (s for s in self._from_db(db) if s.session_id not in current)
+        for path in files:
             yield SessionSource(
                 runtime=RUNTIME,
                 session_id=path.stem,
