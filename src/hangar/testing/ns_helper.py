@@ -11,7 +11,8 @@
    line on stdin, each answered by one JSON line on stdout:
    ``{"op": "load", "path": <scenario file>}`` → ``{"ok": true}``.
 
-It exits when stdin reaches EOF, so a parent that dies never leaves it behind. CLIs join the
+It exits when stdin reaches EOF, so a parent that dies never leaves it behind; before
+exiting it SIGKILLs any process still in its network namespace. CLIs join the
 namespaces with ``nsenter --target <pid> --net --mount``.
 """
 
@@ -21,6 +22,7 @@ import argparse
 import fcntl
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -47,6 +49,22 @@ def bring_loopback_up() -> None:
 
 def bind_mount(source: Path, target: Path) -> None:
     subprocess.run(["mount", "--bind", str(source), str(target)], check=True)
+
+
+def end_namespace_processes() -> None:
+    """SIGKILL every other process in this network namespace, by PID.
+
+    Normally :meth:`Sandbox.close` has already done so; this covers a parent that died
+    (stdin EOF) and left CLIs behind."""
+    own = Path("/proc/self/ns/net").readlink()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if (entry / "ns" / "net").readlink() == own:
+                os.kill(int(entry.name), signal.SIGKILL)
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             reply = {"ok": False, "error": f"unknown op {command.get('op')!r}"}
         print(json.dumps(reply), flush=True)
 
+    end_namespace_processes()
     server.close()
     dns.close()
     return 0
