@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
@@ -11,6 +13,11 @@ from fastapi.testclient import TestClient
 from hangar.hub.app import create_app
 from hangar.hub.local_executor import local_executor_link
 from hangar.state import HangarState, open_state
+from hangar.testing.agent_clis import agent_clis_dir, missing_binaries
+from hangar.testing.pytest_plugin import REQUIRE_ENV
+from hangar.testing.sandbox import namespace_support
+
+from .sandbox_hub import SandboxHub
 
 TOKEN = "test-token-0123456789"
 
@@ -64,3 +71,21 @@ def browser_client(hub_app: FastAPI) -> Iterator[TestClient]:
         )
         assert response.status_code == 303
         yield test_client
+
+
+@pytest.fixture
+def sandbox_hub(tmp_path: Path) -> Iterator[SandboxHub]:
+    """A started :class:`SandboxHub` (skips where the sandbox or the CLIs are unavailable,
+    fails instead under ``HANGAR_REQUIRE_REAL_AGENTS=1``); nothing is left running after it."""
+    reason = namespace_support()
+    missing = missing_binaries()
+    if reason is None and missing:
+        reason = f"agent CLIs {missing} not installed in {agent_clis_dir()} (make agents)"
+    if reason is not None:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{REQUIRE_ENV}=1 but the sandbox cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
+    hub = SandboxHub(tmp_path)
+    with hub:
+        yield hub
+    assert hub.sandbox.namespace_pids() == [], "processes left in the sandbox"

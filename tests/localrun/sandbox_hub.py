@@ -45,16 +45,24 @@ def screen_text(raw: bytes) -> str:
 
 
 def wait_until(
-    condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.3
+    condition: Callable[[], Any],
+    timeout: float,
+    what: str,
+    interval: float = 0.3,
+    detail: Callable[[], Any] | None = None,
 ) -> Any:
-    """Poll ``condition`` until it returns something truthy or ``timeout`` passes."""
+    """Poll ``condition`` until it returns something truthy or ``timeout`` passes.
+
+    On timeout the error carries ``detail()`` (e.g. the messages so far) for diagnosis.
+    """
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            extra = f"\n{detail()}" if detail is not None else ""
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}{extra}")
         time.sleep(interval)
 
 
