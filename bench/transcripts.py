@@ -8,7 +8,9 @@ For each file (generated deterministically in a temp dir, deleted afterwards) it
 (one appended line, then refresh), ``full_index_s`` (a full parse from scratch) and
 ``peak_rss_mb`` of the child process that did the engine work (``getrusage(RUSAGE_CHILDREN)``
 read in an intermediate process right after that child ended), plus the targets as booleans.
-Each time is the best of three runs (fresh engine per cold open), since the machine is shared.
+Each time is the best of five runs (fresh engine per cold open), since the machine is shared.
+``list_2000_sessions`` adds the list path: 2,000 small Codex sessions listed cold (every
+file described) and warm (nothing changed: no transcript opened), then all indexed.
 """
 
 from __future__ import annotations
@@ -439,6 +441,45 @@ def child_engine(path: Path, kind: str) -> dict[str, float]:
     }
 
 
+def child_list(folder: Path, count: int = 2000) -> dict[str, float]:
+    """Discovery and indexing of many small Codex sessions (the LocalTask list path)."""
+    import os
+
+    os.environ.update(
+        HOME=str(folder), HANGAR_HOME=str(folder / "hangar"), CODEX_HOME=str(folder / "codex")
+    )
+    day = folder / "codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    rng = random.Random(7)
+    for i in range(count):
+        thread = f"019e1625-789d-76c0-80ab-{i:012d}"
+        lines = [
+            {"type": "session_meta", "payload": {"id": thread, "cwd": f"/w/p{i % 20}"}},
+            *codex_lines(rng, i + 1)[:8],
+        ]
+        body = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
+        (day / f"rollout-2026-11-30T00-00-00-{thread}.jsonl").write_bytes(body)
+    from hangar.executor.service import Executor
+    from hangar.state import open_state
+
+    executor = Executor.from_state(open_state())
+    start = time.perf_counter()
+    listed = len(executor.handle("runtime.tasks.list", {})["tasks"])
+    cold = time.perf_counter() - start
+    start = time.perf_counter()
+    executor.handle("runtime.tasks.list", {})
+    warm = time.perf_counter() - start
+    start = time.perf_counter()
+    indexed = executor.index_pending(count)
+    return {
+        "sessions": listed,
+        "list_cold_s": cold,
+        "list_warm_s": warm,
+        "index_all_s": time.perf_counter() - start,
+        "indexed": indexed,
+    }
+
+
 def _run_child(args: list[str]) -> dict[str, float]:
     done = subprocess.run([sys.executable, __file__, *args], capture_output=True, check=True)
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -465,9 +506,13 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=61.0)
     parser.add_argument("--child-engine", nargs=2)
     parser.add_argument("--child-measure", nargs=2)
+    parser.add_argument("--child-list")
     args = parser.parse_args()
     if args.child_engine:
         print(json.dumps(child_engine(Path(args.child_engine[0]), args.child_engine[1])))
+        return
+    if args.child_list:
+        print(json.dumps(child_list(Path(args.child_list))))
         return
     if args.child_measure:
         result = _run_child(["--child-engine", *args.child_measure])
@@ -481,6 +526,7 @@ def main() -> None:
             generate(path, kind, args.mb)
             results[kind] = measure(path, kind)
             path.unlink()
+        results["list_2000_sessions"] = _run_child(["--child-list", str(Path(folder) / "list")])
     print(json.dumps(results, indent=2 if not args.json else None))
 
 

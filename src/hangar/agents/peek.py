@@ -11,7 +11,7 @@ from pathlib import Path
 
 import zstandard
 
-HEAD_BYTES = 256 * 1024
+HEAD_BYTES = 128 * 1024
 TAIL_BYTES = 64 * 1024
 
 
