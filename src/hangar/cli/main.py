@@ -11,13 +11,13 @@ import sys
 import click
 
 from hangar import __version__
-from hangar.cli.info import paths_command, status_command, version_command
 from hangar.cli.claude_session_hook import claude_session_hook_command
+from hangar.cli.info import paths_command, status_command, version_command
 from hangar.cli.issues import issue_group
 from hangar.cli.local_run import local_run_group
 from hangar.cli.run import run_command
-from hangar.cli.serve import serve_command
 from hangar.cli.search import search_command
+from hangar.cli.serve import serve_command
 from hangar.cli.tasks import tasks_group
 from hangar.cli.tasks_lifecycle import COMMANDS as TASK_LIFECYCLE_COMMANDS
 from hangar.errors import HangarError, UsageError
