@@ -14,10 +14,11 @@ from hangar.transcripts.engine import TranscriptEngine
 
 from .helpers import source, store
 
+ROLLOUT = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 FILES = {
-    "codex": "codex/codemie-code/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+    "codex": f"codex/codemie-code/{ROLLOUT}",
     "claude": "claude/codemie-code/session-196820da.jsonl",
-}  # fmt: skip
+}
 CHUNKS = st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=5)
 
 
