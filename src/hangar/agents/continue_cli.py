@@ -41,6 +41,7 @@ from hangar.model import (
     ToolBlock,
     Usage,
 )
+from hangar.paths import AgentHome
 
 RUNTIME = "continue"
 CHECKLIST_TOOL = "Checklist"
@@ -253,26 +254,54 @@ class ContinueStore(AgentStore):
     display_name = "Continue CLI"
     append_only = False
 
+    def __init__(self, home: AgentHome) -> None:
+        super().__init__(home)
+        self._index_cache: tuple[object, dict[str, JsonObject]] | None = None
+
     @property
     def sessions_dir(self) -> Path:
         return self.home.root / "sessions"
 
-    def discover(self) -> Iterator[SessionSource]:
-        index = read_index(self.sessions_dir)
+    def session_paths(self) -> Iterator[Path]:
+        """Every session file, from a directory listing only."""
         for path in sorted(self.sessions_dir.glob("*.json")):
-            if path.name == "sessions.json" or not path.is_file():
-                continue
-            entry = index.get(path.stem, {})
-            yield SessionSource(
-                runtime=RUNTIME,
-                session_id=path.stem,
-                path=path,
-                runtime_handle={"sessionId": path.stem},
-                title=_title(entry.get("title")) or _first_request(path),
-                workspace_path=as_str(entry.get("workspaceDirectory")),
-                created_at=_iso(entry.get("dateCreated")),
-                updated_at=_iso_mtime(path),
-            )
+            if path.name != "sessions.json":
+                yield path
+
+    def discover(self) -> Iterator[SessionSource]:
+        for path in self.session_paths():
+            source = self.describe(path)
+            if source is not None:
+                yield source
+
+    def _index(self) -> dict[str, JsonObject]:
+        """``sessions.json``, read again only when it changed (cn rewrites it per update)."""
+        index_path = self.sessions_dir / "sessions.json"
+        try:
+            stat = index_path.stat()
+            key: object = (stat.st_size, stat.st_mtime_ns)
+        except OSError:
+            key = None
+        cached = self._index_cache
+        if cached is None or cached[0] != key:
+            cached = (key, read_index(self.sessions_dir))
+            self._index_cache = cached
+        return cached[1]
+
+    def describe(self, path: Path) -> SessionSource | None:
+        if not path.is_file():
+            return None
+        entry = self._index().get(path.stem, {})
+        return SessionSource(
+            runtime=RUNTIME,
+            session_id=path.stem,
+            path=path,
+            runtime_handle={"sessionId": path.stem},
+            title=_title(entry.get("title")) or _first_request(path),
+            workspace_path=as_str(entry.get("workspaceDirectory")),
+            created_at=_iso(entry.get("dateCreated")),
+            updated_at=_iso_mtime(path),
+        )
 
     def load(self, source: SessionSource) -> LoadedSession:
         session = _Session()

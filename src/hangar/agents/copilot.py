@@ -293,32 +293,37 @@ class CopilotStore(AgentStore):
         yield from sorted(state.glob("*/events.jsonl"))
         yield from sorted(p for p in state.glob("*.jsonl") if p.is_file())
 
+    def session_paths(self) -> Iterator[Path]:
+        """Every event log, from directory listings only."""
+        return self._files()
+
     def discover(self) -> Iterator[SessionSource]:
         for path in self._files():
-            nested = path.name == "events.jsonl"
-            session_id = path.parent.name if nested else path.stem
-            head, tail = head_tail_records(path)
-            start = next(
-                (as_map(e.get("data")) for e in head if e.get("type") == "session.start"), {}
-            )
-            first = next(
-                (as_map(e.get("data")) for e in head if e.get("type") == "user.message"), {}
-            )
-            last = next((as_str(e.get("timestamp")) for e in reversed(tail)), None)
-            workspace = _workspace_yaml(path.parent) if nested else {}
-            context = as_map(start.get("context"))
-            cwd = as_str(workspace.get("cwd")) or as_str(context.get("cwd"))
-            yield SessionSource(
-                runtime=RUNTIME,
-                session_id=session_id,
-                path=path,
-                runtime_handle={"sessionId": session_id},
-                title=as_str(workspace.get("summary")) or title_from(as_str(first.get("content"))),
-                workspace_path=cwd,
-                created_at=as_str(start.get("startTime")),
-                updated_at=last,
-                model=as_str(start.get("selectedModel")),
-            )
+            source = self.describe(path)
+            if source is not None:
+                yield source
+
+    def describe(self, path: Path) -> SessionSource | None:
+        nested = path.name == "events.jsonl"
+        session_id = path.parent.name if nested else path.stem
+        head, tail = head_tail_records(path)
+        start = next((as_map(e.get("data")) for e in head if e.get("type") == "session.start"), {})
+        first = next((as_map(e.get("data")) for e in head if e.get("type") == "user.message"), {})
+        last = next((as_str(e.get("timestamp")) for e in reversed(tail)), None)
+        workspace = _workspace_yaml(path.parent) if nested else {}
+        context = as_map(start.get("context"))
+        cwd = as_str(workspace.get("cwd")) or as_str(context.get("cwd"))
+        return SessionSource(
+            runtime=RUNTIME,
+            session_id=session_id,
+            path=path,
+            runtime_handle={"sessionId": session_id},
+            title=as_str(workspace.get("summary")) or title_from(as_str(first.get("content"))),
+            workspace_path=cwd,
+            created_at=as_str(start.get("startTime")),
+            updated_at=last,
+            model=as_str(start.get("selectedModel")),
+        )
 
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
         return CopilotProjector()

@@ -205,17 +205,32 @@ class CursorStore(AgentStore):
     display_name = "Cursor agent"
     append_only = True
 
-    def discover(self) -> Iterator[SessionSource]:
+    def session_paths(self) -> Iterator[Path]:
+        """Every transcript, from directory listings only."""
         for transcripts in sorted((self.home.root / "projects").glob("*/agent-transcripts")):
-            workspace = _workspace(transcripts.parent)
-            for path in sorted(transcripts.glob("*.jsonl")):
-                yield self._source(path, path.stem, workspace, None)
+            yield from sorted(transcripts.glob("*.jsonl"))
             for folder in sorted(p for p in transcripts.iterdir() if p.is_dir()):
                 main = folder / f"{folder.name}.jsonl"
                 if main.is_file():
-                    yield self._source(main, folder.name, workspace, None)
-                for child in sorted((folder / "subagents").glob("*.jsonl")):
-                    yield self._source(child, child.stem, workspace, folder.name)
+                    yield main
+                yield from sorted((folder / "subagents").glob("*.jsonl"))
+
+    def discover(self) -> Iterator[SessionSource]:
+        for path in self.session_paths():
+            source = self.describe(path)
+            if source is not None:
+                yield source
+
+    def describe(self, path: Path) -> SessionSource | None:
+        if path.parent.name == "subagents":
+            transcripts, parent = path.parents[2], path.parent.parent.name
+        elif path.parent.name == path.stem:
+            transcripts, parent = path.parents[1], None
+        else:
+            transcripts, parent = path.parent, None
+        if transcripts.name != "agent-transcripts" or not path.is_file():
+            return None
+        return self._source(path, path.stem, _workspace(transcripts.parent), parent)
 
     def _source(
         self, path: Path, session_id: str, workspace: str | None, parent: str | None

@@ -267,39 +267,48 @@ class GeminiStore(AgentStore):
         for pattern in ("tmp/*/chats/*.json", "tmp/*/chats/*.jsonl"):
             yield from sorted(self.home.root.glob(pattern))
 
+    def session_paths(self) -> Iterator[Path]:
+        """Every session file, from directory listings only."""
+        return self._files()
+
     def discover(self) -> Iterator[SessionSource]:
-        for path in self._files():
-            fields = _head_fields(path)
-            project_root = path.parent.parent / ".project_root"
-            workspace: str | None = None
-            if project_root.is_file():
-                try:
-                    workspace = project_root.read_text("utf-8").strip() or None
-                except (OSError, UnicodeDecodeError):
-                    workspace = None
-            session_id = fields.get("sessionId") or path.stem
-            title: str | None = None
-            updated = fields.get("lastUpdated")
-            if path.suffix == ".jsonl":
-                head, tail = head_tail_records(path)
-                user = next((r for r in head if r.get("type") == "user"), {})
-                title = title_from(text_of(user.get("displayContent") or user.get("content")))
-                for record in reversed(tail):
-                    change = as_map(record.get("$set"))
-                    stamp = as_str(change.get("lastUpdated")) or as_str(record.get("timestamp"))
-                    if stamp:
-                        updated = stamp
-                        break
-            yield SessionSource(
-                runtime=RUNTIME,
-                session_id=session_id,
-                path=path,
-                runtime_handle={"sessionId": session_id, "path": str(path)},
-                title=title,
-                workspace_path=workspace,
-                created_at=fields.get("startTime"),
-                updated_at=updated,
-            )
+        for path in self.session_paths():
+            source = self.describe(path)
+            if source is not None:
+                yield source
+
+    def describe(self, path: Path) -> SessionSource | None:
+        fields = _head_fields(path)
+        project_root = path.parent.parent / ".project_root"
+        workspace: str | None = None
+        if project_root.is_file():
+            try:
+                workspace = project_root.read_text("utf-8").strip() or None
+            except (OSError, UnicodeDecodeError):
+                workspace = None
+        session_id = fields.get("sessionId") or path.stem
+        title: str | None = None
+        updated = fields.get("lastUpdated")
+        if path.suffix == ".jsonl":
+            head, tail = head_tail_records(path)
+            user = next((r for r in head if r.get("type") == "user"), {})
+            title = title_from(text_of(user.get("displayContent") or user.get("content")))
+            for record in reversed(tail):
+                change = as_map(record.get("$set"))
+                stamp = as_str(change.get("lastUpdated")) or as_str(record.get("timestamp"))
+                if stamp:
+                    updated = stamp
+                    break
+        return SessionSource(
+            runtime=RUNTIME,
+            session_id=session_id,
+            path=path,
+            runtime_handle={"sessionId": session_id, "path": str(path)},
+            title=title,
+            workspace_path=workspace,
+            created_at=fields.get("startTime"),
+            updated_at=updated,
+        )
 
     def reads_incrementally(self, source: SessionSource) -> bool:
         """JSONL logs are append-only (in bytes); legacy JSON files are rewritten."""

@@ -244,25 +244,35 @@ class QwenStore(AgentStore):
     display_name = "Qwen Code"
     append_only = True
 
-    def discover(self) -> Iterator[SessionSource]:
+    def session_paths(self) -> Iterator[Path]:
+        """Every session file, from directory listings only."""
         projects = self.home.root / "projects"
-        for pattern, archived in (("*/chats/*.jsonl", False), ("*/chats/archive/*.jsonl", True)):
-            for path in sorted(projects.glob(pattern)):
-                head = _head_record(path)
-                first = head if head.get("type") == "user" else {}
-                payload = as_map(first.get("systemPayload"))
-                title = title_from(as_str(payload.get("displayText")) or _texts(first))
-                yield SessionSource(
-                    runtime=RUNTIME,
-                    session_id=path.stem,
-                    path=path,
-                    runtime_handle={"sessionId": path.stem},
-                    title=title,
-                    workspace_path=as_str(head.get("cwd")),
-                    created_at=as_str(head.get("timestamp")),
-                    model=as_str(head.get("model")),
-                    archived=archived,
-                )
+        yield from sorted(projects.glob("*/chats/*.jsonl"))
+        yield from sorted(projects.glob("*/chats/archive/*.jsonl"))
+
+    def discover(self) -> Iterator[SessionSource]:
+        for path in self.session_paths():
+            source = self.describe(path)
+            if source is not None:
+                yield source
+
+    def describe(self, path: Path) -> SessionSource | None:
+        archived = path.parent.name == "archive"
+        head = _head_record(path)
+        first = head if head.get("type") == "user" else {}
+        payload = as_map(first.get("systemPayload"))
+        title = title_from(as_str(payload.get("displayText")) or _texts(first))
+        return SessionSource(
+            runtime=RUNTIME,
+            session_id=path.stem,
+            path=path,
+            runtime_handle={"sessionId": path.stem},
+            title=title,
+            workspace_path=as_str(head.get("cwd")),
+            created_at=as_str(head.get("timestamp")),
+            model=as_str(head.get("model")),
+            archived=archived,
+        )
 
     def new_projector(self, source: SessionSource) -> TranscriptProjector:
         return QwenProjector()
