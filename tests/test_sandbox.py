@@ -8,9 +8,10 @@ import socket
 import time
 from pathlib import Path
 
+from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.dns_sink import DnsSink, failure_reply, parse_question
 from hangar.testing.sandbox import Sandbox
-from hangar.testing.scenarios import scenario_from_dict
+from hangar.testing.scenarios import Workspace, scenario_from_dict
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 PY = "python3"
@@ -133,3 +134,20 @@ def test_pty_process_takes_keystrokes(sandbox: Sandbox) -> None:
     process.expect(r"got hello True")
     assert os.get_terminal_size(process.master_fd) == os.terminal_size((100, 30))
     process.close()
+
+
+def test_workspaces_are_real_git_repositories_and_worktrees(tmp_path: Path) -> None:
+    with AgentSandbox(tmp_path / "box", user="demo") as box:
+        spec = Workspace(git=True, files={"README.md": "# shop\n"}, worktree="fix-cart")
+        tree = box.workspace("code/shop", spec)
+        assert str(tree) == "/home/demo/code/shop.worktrees/fix-cart"
+        env = {**ENV, "HOME": "/home/demo"}
+        show = box.sandbox.run(
+            ["git", "-C", str(tree), "log", "--format=%an %s", "--branches"], cwd="/", env=env
+        )
+        assert show.stdout.decode().strip() == "Demo User Initial commit"
+        branch = box.sandbox.run(["git", "branch", "--show-current"], cwd=tree, env=env)
+        assert branch.stdout.decode().strip() == "fix-cart"
+        assert (box.host(tree) / "README.md").read_text() == "# shop\n"
+        assert (box.host("/home/demo/code/shop") / ".git").is_dir()
+    assert box.sandbox.namespace_pids() == []

@@ -220,3 +220,16 @@ def test_codex_tui_on_a_pty_takes_keystrokes(agent_sandbox: AgentSandbox) -> Non
     turns = [r for r in agent_sandbox.sandbox.requests() if r["kind"] == "turn"]
     assert len(turns) == 1 and turns[0]["headers"].get("originator") == "codex-tui"
     tui.close()
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_resume_continues_the_same_session(cli: str, run_agent: RunAgent) -> None:
+    first = run_agent(cli, "hello", "Say hello")
+    second = run_agent(cli, "plan", "Now plan", resume=True, cwd=first.cwd_inside)
+    assert second.returncode == 0, second.stderr
+    assert first.session_id and second.session_id == first.session_id
+    assert_only_loopback(second)
+    # the resumed request carries the first turn's conversation
+    first_text = builtin_scenario("hello").turns[0].text
+    assert first_text is not None
+    assert first_text in json.dumps(second.requests[-1]["body"])
