@@ -53,7 +53,7 @@ def test_continue_conforms(tmp_path: Path) -> None:
 def test_every_registered_store_has_a_sample_home() -> None:
     """A new built-in agent must be added to the conformance run."""
     covered = set(FIXTURE_HOMES) | {"opencode", "continue"}
-    assert set(store_classes()) <= covered | {"codex_appserver"}
+    assert set(store_classes()) <= covered
 
 
 class _BrokenStore(AgentStore):
