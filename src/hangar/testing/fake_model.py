@@ -281,6 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry["kind"] = "error"
             raise
         finally:
+            # an error turn (or a retry of it) is the one just consumed
             entry["turn"] = self.fake.script.cursor - 1
         entry["kind"], entry["turn"] = kind, turn
         if api == "responses":

@@ -404,6 +404,8 @@ def _is_zombie(pid: int) -> bool:
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Complete lines only: the server may be appending one while a test reads."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    complete = path.read_text(encoding="utf-8").rpartition("\n")[0]
+    return [json.loads(line) for line in complete.split("\n") if line]
