@@ -45,3 +45,25 @@ def test_relist_reads_nothing_until_a_file_changes(
     task = next(t for t in again if t["runtimeHandle"].get("sessionId") == qwen.stem)
     transcript = executor.handle("runtime.tasks.transcript", {"localTaskId": task["localTaskId"]})
     assert transcript["messages"][-1]["content"] == "One more thing"
+
+
+def test_every_task_of_every_agent_opens(
+    isolated_home: Path, public_fixtures: Path, tmp_path: Path
+) -> None:
+    """Each listed task of these agents opens through `runtime.tasks.transcript` with its
+    messages indexed from 0 (rewritten and incremental formats alike)."""
+    homes = agent_homes()
+    for runtime in (*FILE_AGENTS, "kiro"):
+        sample = FIXTURE_HOMES[runtime](public_fixtures, tmp_path / "samples" / runtime)
+        shutil.copytree(sample.root, homes[runtime].root, dirs_exist_ok=True)
+        for (_, extra), (_, wanted) in zip(sample.extra, homes[runtime].extra, strict=False):
+            shutil.copytree(extra, wanted, dirs_exist_ok=True)
+    executor = Executor.from_state(open_state())
+    tasks = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert {t["runtime"] for t in tasks} == {*FILE_AGENTS, "kiro"}
+    for task in tasks:
+        page = executor.handle(
+            "runtime.tasks.transcript", {"localTaskId": task["localTaskId"], "limit": 1000}
+        )
+        indexes = [m["index"] for m in page["messages"]]
+        assert indexes == list(range(page["totalMessages"])), task["title"]
