@@ -179,17 +179,19 @@ class Sandbox:
             self._helper = None
 
     def _end_group(self, process: subprocess.Popen[Any]) -> None:
+        """SIGTERM the process group, SIGKILL after a grace period, and close its pipes.
+
+        Signals go to the group only while its leader is not yet reaped, so the group id
+        cannot have been reused by anyone else; members that outlive the leader are found
+        by namespace in :meth:`_kill_stragglers`."""
         if process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
+            try:
                 process.wait(timeout=TERM_GRACE)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-            except ProcessLookupError:
-                process.wait()
-        with contextlib.suppress(ProcessLookupError):  # children outliving the group leader
-            os.killpg(process.pid, signal.SIGKILL)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
