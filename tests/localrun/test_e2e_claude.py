@@ -57,7 +57,7 @@ def test_claude_turn_tool_final_and_clear(sandbox_hub: SandboxHub) -> None:
         lambda: finals(hub, run["id"], 1), 90, "the first final reply", detail=diagnose
     )
     assert (hub.work / "marker.txt").read_text() == "hi\n"
-    type_line(term, "/clear", r"/clear")
+    type_line(term, "/clear", r"Start a new session")
     wait_screen(term, r"clear", 30)
 
     # Another terminal, same directory, plain `claude -p` (no hangar): never tracked.

@@ -50,7 +50,7 @@ def test_codex_turn_tool_final_clear_and_env(sandbox_hub: SandboxHub) -> None:
         return messages if len(finals) >= count else None
 
     wait_until(lambda: turn_done(1), 90, "the first final reply")
-    type_line(term, "/clear", r"/clear")
+    type_line(term, "/clear", r"start a new chat")
     wait_screen(term, r"Ask Codex", 30)
     type_line(term, "hello there", r"hello\s*there")
     messages = wait_until(lambda: turn_done(2), 90, "the second final reply")
