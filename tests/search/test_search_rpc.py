@@ -371,3 +371,26 @@ def test_a_large_first_build_runs_in_the_background_with_progress(
     assert (status["running"], status["tasksDone"], status["tasksTotal"]) == (False, 3, 3)
     later = executor.handle("runtime.tasks.search", {"query": "ocelot"})
     assert len(later["results"]) == 3 and "indexing" not in later
+
+
+def test_common_words_take_the_probe_path_with_the_same_answer(
+    executor: Executor, claude_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many hits switch from scanning hits to probing tasks newest first: same results."""
+    from hangar.executor import search as search_module
+
+    for n in range(5):
+        claude_session(
+            claude_home,
+            f"ccccccc{n}-cccc-4ccc-8ccc-cccccccccccc",
+            f"/projects/p{n % 2}",
+            [{"user": f"common heron {k} {n}", "assistant": f"ibis {k}"} for k in range(n + 1)],
+            n * 10,
+        )
+    queries = [("heron", {}), ("ibis", {"limit": 2}), ("heron", {"projectId": "/projects/p1"})]
+    scanned = [_search(executor, q, **extra) for q, extra in queries]
+    monkeypatch.setattr(search_module, "SCAN_HITS", 0)
+    probed = [_search(executor, q, **extra) for q, extra in queries]
+    assert probed == scanned
+    assert [len(r) for r in scanned] == [5, 2, 2]
+    assert all(hit["messageIndex"] == 2 * int(hit["snippet"].split()[-1]) for hit in scanned[0])

@@ -5,10 +5,10 @@ projectId?}`` and returns ``{"results": [...]}``; each result is ``{deviceId, lo
 title, snippet, messageIndex, role, updatedAt, deviceName, workspacePath, runtime,
 runtimeHandle}`` (RW-052, RW-053). ``role`` is ``user``/``assistant``, or ``title`` for a
 title hit (then ``messageIndex`` is ``null``: the task opens at its end); a task whose
-messages match points at its best-ranked matching message rather than its title. Matches in
+messages match points at its newest matching message rather than its title. Matches in
 ``snippet`` are wrapped in ``«…»``.
 
-Rules: one result per task (its best-ranked matching row), tasks ordered by ``updatedAt``
+Rules: one result per task (its newest matching row), tasks ordered by ``updatedAt``
 newest first (RW-054), at most ``limit`` (default 20, 1..100; RW-055); archived tasks only
 with ``includeArchived`` (RW-056); deleted (tombstoned) tasks never; ``projectId`` keeps
 tasks whose group workspace (the Project key) equals it, and chat tasks belong to no Project
@@ -30,6 +30,7 @@ from hangar.executor.search_text import MARK_CLOSE, MARK_OPEN, clean_snippet, co
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 SNIPPET_TOKENS = 24
+SCAN_HITS = 5000
 
 
 def _bool(payload: dict[str, Any], key: str) -> bool:
@@ -69,37 +70,72 @@ def search(db: ExecutorDatabase, device: Device, payload: object) -> dict[str, A
     if project:
         filters.append("t.group_workspace_path = ? AND t.workspace_kind != 'chat'")
         params.append(project)
-    sql = (
-        "WITH matched AS (SELECT DISTINCT rowid >> ? AS seq FROM search_fts"
-        " WHERE search_fts MATCH ?)"
-        " SELECT t.local_task_id, t.runtime, t.runtime_handle, t.title, t.title_override,"
-        " t.workspace_path, t.updated_at, p.task_seq"
-        " FROM matched m JOIN search_progress p ON p.task_seq = m.seq"
-        " JOIN local_tasks t ON t.local_task_id = p.local_task_id"
-        f" WHERE {' AND '.join(filters)}"
-        " ORDER BY t.updated_at DESC, t.local_task_id LIMIT ?"
-    )
-    params = [SEQ_SHIFT, *params, limit]
+    where = " AND ".join(filters)
     conn = db.read()
     try:
-        tasks = conn.execute(sql, params).fetchall()
-        results = [_result(conn, device, task, match) for task in tasks]
+        found = _matching_tasks(conn, match, where, params[1:], limit)
+        results = [_result(conn, device, task, row_id, match) for task, row_id in found]
     except sqlite3.OperationalError as exc:
         raise UsageError(f"the search index cannot run this query: {exc}") from None
     return {"results": results}
 
 
+_TASK_COLUMNS = (
+    "t.local_task_id, t.runtime, t.runtime_handle, t.title, t.title_override,"
+    " t.workspace_path, t.updated_at, p.task_seq"
+)
+
+
+def _matching_tasks(
+    conn: sqlite3.Connection, match: str, where: str, params: list[Any], limit: int
+) -> list[tuple[sqlite3.Row, int]]:
+    """Up to ``limit`` matching tasks, newest first, each with its newest matching row.
+
+    Few hits (≤ :data:`SCAN_HITS`): one pass over the hits gives each matching task and its
+    newest matching row (``rowid >> SEQ_SHIFT``, ``max(rowid)``). Many hits (a common word):
+    tasks are probed newest first, one rowid-range lookup each, until ``limit`` match. Either
+    way the cost stays bounded however large the index grows.
+    """
+    hits = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?)",
+        (match, SCAN_HITS + 1),
+    ).fetchone()[0]
+    if hits <= SCAN_HITS:
+        rows = conn.execute(
+            "WITH matched AS (SELECT rowid >> ? AS seq, max(rowid) AS newest FROM search_fts"
+            " WHERE search_fts MATCH ? GROUP BY seq)"
+            f" SELECT {_TASK_COLUMNS}, m.newest FROM matched m"
+            " JOIN search_progress p ON p.task_seq = m.seq"
+            " JOIN local_tasks t ON t.local_task_id = p.local_task_id"
+            f" WHERE {where} ORDER BY t.updated_at DESC, t.local_task_id LIMIT ?",
+            [SEQ_SHIFT, match, *params, limit],
+        ).fetchall()
+        return [(row, int(row["newest"])) for row in rows]
+    out: list[tuple[sqlite3.Row, int]] = []
+    candidates = conn.execute(
+        f"SELECT {_TASK_COLUMNS} FROM local_tasks t"
+        " JOIN search_progress p ON p.local_task_id = t.local_task_id"
+        f" WHERE p.task_seq IS NOT NULL AND {where}"
+        " ORDER BY t.updated_at DESC, t.local_task_id",
+        params,
+    )
+    for task in candidates:
+        base = int(task["task_seq"]) << SEQ_SHIFT
+        newest = conn.execute(
+            "SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?"
+            " ORDER BY rowid DESC LIMIT 1",
+            (match, base, base + (1 << SEQ_SHIFT) - 1),
+        ).fetchone()
+        if newest is not None:
+            out.append((task, int(newest[0])))
+            if len(out) == limit:
+                break
+    return out
+
+
 def _result(
-    conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str
+    conn: sqlite3.Connection, device: Device, task: sqlite3.Row, row_id: int, match: str
 ) -> dict[str, Any]:
-    """The task's best-ranked matching message (its title only when no message matches)."""
-    base = int(task["task_seq"]) << SEQ_SHIFT
-    best = conn.execute(
-        "SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?"
-        " ORDER BY rank LIMIT 1",
-        (match, base + 1, base + (1 << SEQ_SHIFT) - 1),
-    ).fetchone()
-    row_id = int(best[0]) if best is not None else base
     row = conn.execute(
         "SELECT r.message_index, r.role, snippet(search_fts, -1, ?, ?, '…', ?)"
         " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"

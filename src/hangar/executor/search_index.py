@@ -152,7 +152,7 @@ class SearchIndexer:
     """Indexes LocalTasks into ``search_rows`` / ``search_fts`` (see the module contract)."""
 
     def __init__(
-        self, db: ExecutorDatabase, stores: Mapping[str, AgentStore], cache_entries: int = 32
+        self, db: ExecutorDatabase, stores: Mapping[str, AgentStore], cache_entries: int = 8
     ) -> None:
         self.db = db
         self.stores = stores
@@ -183,6 +183,9 @@ class SearchIndexer:
             old = FileSignature.decode(row["indexed_signature"])
             path = row["source_path"]
             unchanged = old is not None and path and stat_matches(old, Path(path))
+            unreadable = row["runtime"] not in self.stores and row["indexed_error"]
+            if unreadable and title == row["indexed_title"]:
+                continue  # no store for it: its title is indexed, nothing more to read
             if not unchanged or title != row["indexed_title"]:
                 out.append(row)
         return out
