@@ -32,6 +32,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 SEED = 20261130
 CJK_SENTENCES = [
     "请帮我检查数据库迁移脚本是否正确",
@@ -294,9 +296,10 @@ def write_session(root: Path, text: Text, kind: str, number: int, size: int) -> 
         lines = []
     written = 0
     turn = number * 1000
-    with path.open("w", encoding="utf-8") as handle:
+    encode = msgspec.json.encode
+    with path.open("wb") as handle:
         for record in lines:
-            written += handle.write(json.dumps(record) + "\n")
+            written += handle.write(encode(record) + b"\n")
         while written < size:
             turn += 1
             records = (
@@ -305,7 +308,7 @@ def write_session(root: Path, text: Text, kind: str, number: int, size: int) -> 
                 else claude_turn(text, turn, cwd, session)
             )
             for record in records:
-                written += handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                written += handle.write(encode(record) + b"\n")
     return path
 
 
