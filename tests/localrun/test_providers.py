@@ -179,6 +179,19 @@ def test_codex_resume_plan_and_file_changes() -> None:
     assert sink.messages[1].input["kind"] == "codex_proposed_plan"
     assert sink.messages[1].content.startswith("Proposed Plan")
     assert sink.messages[2].input["paths"] == ["a.py"] and sink.messages[3].output == "+x"
+    question = {"id": "q1", "question": "Which branch?", "options": [{"label": "main"}]}
+    mapper.server_frame(
+        json.dumps({"id": 5, "method": "item/tool/requestUserInput",
+                    "params": {"threadId": "T1", "turnId": "U9", "itemId": "r1",
+                               "questions": [question]}})
+    )  # fmt: skip
+    asked = sink.messages[-1]
+    assert (asked.type, asked.content, asked.input["kind"]) == (
+        "text",
+        "Which branch?",
+        "user_input_request",
+    )
+    assert asked.source_key == "thread:T1:turn:U9:request:r1"
 
 
 def test_codex_mapping_is_deterministic() -> None:

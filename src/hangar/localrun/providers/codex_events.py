@@ -11,7 +11,8 @@
   turn has commentable user input (LR-167, LR-170); commandExecution started/completed →
   ``tool_use``/``tool_result`` ``exec_command``; fileChange → ``patch_apply``; plan →
   ``text`` ``Proposed Plan`` (kind ``codex_proposed_plan``); ``error`` notifications and failed
-  turns → ``error``; ``thread/tokenUsage/updated`` ``last`` → usage of the thread's model.
+  turns → ``error``; ``item/tool/requestUserInput`` → ``text`` of kind ``user_input_request``;
+  ``thread/tokenUsage/updated`` ``last`` → usage of the thread's model.
 - sourceKeys: ``thread:T:turn:U:{user|agent|plan|tool}:ITEM[:text|:final|:start|:result]``,
   ``thread:T:turn:U:error[:…]`` — all from Codex's own ids.
 """
@@ -93,6 +94,23 @@ class CodexEventMapper:
             model = params.get("toModel") or params.get("model")
             if model:
                 self.models[thread_id] = str(model)
+        elif method == "item/tool/requestUserInput":
+            request_id = str(params.get("itemId") or frame.get("id") or "")
+            questions = params.get("questions") or []
+            text = "\n".join(
+                str(q.get("question") or q.get("header") or "")
+                for q in questions
+                if isinstance(q, dict)
+            )
+            self._emit(
+                "text",
+                thread_id,
+                turn_id,
+                f"request:{request_id}",
+                content=text,
+                input={"kind": "user_input_request", "question_id": request_id,
+                       "options": [q.get("options") for q in questions if isinstance(q, dict)]},
+            )  # fmt: skip
         elif method == "error" and not params.get("willRetry"):
             message = str((params.get("error") or {}).get("message") or params.get("message"))
             digest = hashlib.sha256(message.encode()).hexdigest()[:16]
