@@ -41,6 +41,7 @@ class ReporterStats:
     spooled: int = 0
     rejected: int = 0
     dropped_empty: int = 0
+    unspoolable: int = 0
 
 
 class RunReporter:
@@ -87,7 +88,12 @@ class RunReporter:
 
     def _spool(self, payload: dict[str, Any]) -> None:
         with self._lock:
-            self.spool.put_message(self.run_id, payload)
+            try:
+                self.spool.put_message(self.run_id, payload)
+            except OSError as exc:  # e.g. a full disk: say so, keep the session running
+                self.stats.unspoolable += 1
+                print(f"hangar: cannot spool a run message: {exc}", file=sys.stderr)
+                return
             self.stats.spooled += 1
 
     def _post_with_retries(self, payload: dict[str, Any]) -> bool:
