@@ -36,6 +36,29 @@ class TurnProjector(TranscriptProjector):
         self.skipped: Counter[str] = Counter()
         self._dirty: int | None = None
         self._message_count = 0
+        self.turn_base = 0
+        """How many turns precede ``turns[0]`` (non-zero after :meth:`resume`)."""
+
+    def carry(self) -> object:
+        """State a new turn inherits from earlier lines (e.g. the model in use), captured by
+        the engine where a turn starts and given back to :meth:`apply_carry` on resume."""
+        return None
+
+    def apply_carry(self, carry: object) -> None:
+        """Restore what :meth:`carry` returned (subclasses that carry state override)."""
+
+    def resume(self, carry: object, first_index: int, turn_base: int) -> None:
+        """Prepare an empty projector to continue at a turn boundary of a known file: the
+        first turn it creates gets message index ``first_index`` and turn number
+        ``turn_base + 1``. Fed the lines from that boundary on, it yields the same messages a
+        full parse yields for those turns (checked by the engine's property tests)."""
+        self._message_count = first_index
+        self.turn_base = turn_base
+        self.apply_carry(carry)
+
+    def next_turn_number(self) -> int:
+        """1-based number of the next turn, for ids of turns the agent does not name."""
+        return self.turn_base + len(self.turns) + 1
 
     def touch(self, position: int) -> None:
         """Mark turn ``position`` (and so everything after it) for re-rendering."""
@@ -44,6 +67,8 @@ class TurnProjector(TranscriptProjector):
 
     def add_turn(self, turn: TurnState) -> int:
         """Append a turn; the previous last turn re-renders too (its status may change)."""
+        if not self.turns:
+            turn.first_index = self._message_count
         self.turns.append(turn)
         position = len(self.turns) - 1
         self.touch(max(0, position - 1))

@@ -25,7 +25,8 @@ from hangar.model import LocalTask, Transcript
 from hangar.settings import Settings
 from hangar.state import HangarState
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
-from hangar.transcripts.paging import DEFAULT_LIMIT, page
+from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
+from hangar.transcripts.tail import TurnTables
 
 Handler = Callable[["Executor", dict[str, Any]], dict[str, Any]]
 
@@ -49,8 +50,11 @@ class Executor:
         self.db = db
         self.stores: Mapping[str, AgentStore] = stores if stores is not None else open_stores()
         self.index = TaskIndex(db, device.device_id)
-        self.engine = TranscriptEngine(capacity=int(settings.transcript_cache_entries))
-        self._indexer = TranscriptEngine(capacity=2)
+        # Full reads by either engine leave turn tables the user-facing engine opens from.
+        self.turn_tables = TurnTables()
+        capacity = int(settings.transcript_cache_entries)
+        self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
+        self._indexer = TranscriptEngine(capacity=2, tables=self.turn_tables)
         self._refresh_lock = threading.Lock()
         self._wake = threading.Event()
         self._worker: threading.Thread | None = None
@@ -97,16 +101,33 @@ class Executor:
         before_cursor: str | None = None,
         refresh: bool = True,
     ) -> tuple[LocalTask, Transcript]:
-        entry = self._read(self.engine, local_task_id, refresh=refresh)
+        """One page of a task's transcript, newest first.
+
+        The first page of a task this process read in full before (or indexed) is served
+        tail-first: only its last turns are read, with their final indexes. A page that
+        needs older messages reads the whole file.
+        """
+        check_limit(limit)
+        if before_cursor is None:
+            entry = self._read(self.engine, local_task_id, refresh=refresh, tail=limit)
+        else:
+            start = max(0, decode_cursor(before_cursor) - limit)
+            entry = self._read(self.engine, local_task_id, refresh=refresh, min_index=start)
         task = self.index.get(local_task_id)
         if entry is None:
             return task, Transcript(messages=[], total_messages=0, has_more=False)
+        if window(entry.total, limit, before_cursor)[0] < entry.base:
+            # The file grew or the tail was short: read it whole for this page.
+            entry = self._read(self.engine, local_task_id, refresh=False, min_index=0)
+            if entry is None:
+                return task, Transcript(messages=[], total_messages=0, has_more=False)
         result = page(
             entry.messages,
             limit=limit,
             before_cursor=before_cursor,
             checklist=entry.summary.checklist,
             context_usage=entry.summary.context_usage,
+            base=entry.base,
         )
         return task, result
 
@@ -152,7 +173,13 @@ class Executor:
                 return
 
     def _read(
-        self, engine: TranscriptEngine, local_task_id: str, *, refresh: bool
+        self,
+        engine: TranscriptEngine,
+        local_task_id: str,
+        *,
+        refresh: bool,
+        tail: int | None = None,
+        min_index: int = 0,
     ) -> CachedTranscript | None:
         """The task's parsed transcript, recording what it learned in the index; ``None``
         (and the task marked missing) when its file is gone."""
@@ -167,13 +194,22 @@ class Executor:
             runtime_handle=json.loads(row["runtime_handle"]),
         )
         try:
-            entry = engine.read(local_task_id, store, source, refresh=refresh)
+            entry = engine.read(
+                local_task_id,
+                store,
+                source,
+                refresh=refresh,
+                tail_messages=tail,
+                min_index=min_index,
+            )
         except FileNotFoundError:
             engine.forget(local_task_id)
             self.index.mark_missing(local_task_id)
             return None
         except OSError as exc:
             raise CorruptFileError(path=source.path, problem=f"cannot read: {exc}") from None
+        if entry.base > 0:
+            return entry  # a tail-first read knows only its last turns: learn nothing
         summary = entry.summary
         sig = entry.signature
         signature = f"{sig.device}:{sig.inode}:{sig.size}:{sig.mtime_ns}"

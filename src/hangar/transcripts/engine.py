@@ -9,7 +9,12 @@ session, reading as little as possible:
   offset are read and fed to the cached projector; its delta replaces messages from the
   first affected turn on, earlier messages stay the same objects (RW-077, RW-078);
 * truncated, replaced, same size with a new mtime, ``.zst``, or a rewritten format: the whole
-  source is parsed again (RW-080).
+  source is parsed again (RW-080);
+* tail-first (``tail_messages`` given, an engine with ``tables``, a file whose turn table a
+  previous full read left in :mod:`~hangar.transcripts.tail`): a cold open reads only the
+  last turns, starting at the turn boundary before the last ``tail_messages`` messages. The
+  entry is then *partial* (``base > 0``); a read that needs older messages (``min_index``)
+  parses the whole file.
 
 A partial last line is never fed: the stored offset stops before it. The cache holds at most
 ``capacity`` sessions (least recently used evicted). All methods are thread-safe; a read
@@ -31,14 +36,21 @@ from hangar.agents.base import (
     SessionSummary,
     TranscriptProjector,
 )
+from hangar.agents.projection import TurnProjector
 from hangar.model import Message
 from hangar.transcripts.lines import LineReader, is_compressed
 from hangar.transcripts.signature import FileSignature, compare, sign
+from hangar.transcripts.tail import TurnMark, TurnTable, TurnTables
 
 
 @dataclass
 class CachedTranscript:
-    """The parsed state of one session. ``messages[i].index == i`` always."""
+    """The parsed state of one session: ``messages[i].index == base + i`` always.
+
+    ``base`` is 0 for a full read; a tail-first read holds only the messages from ``base`` on
+    (its ``summary`` then describes only those lines: use its checklist and context usage,
+    not its title or counts).
+    """
 
     source: SessionSource
     messages: list[Message]
@@ -48,6 +60,13 @@ class CachedTranscript:
     projector: TranscriptProjector | None = None
     marker: object = None
     """The store's :meth:`~hangar.agents.base.AgentStore.change_marker` when parsed."""
+    base: int = 0
+    marks: list[TurnMark] | None = None
+    """Turn starts seen so far (full reads of turn-based projectors only)."""
+
+    @property
+    def total(self) -> int:
+        return self.base + len(self.messages)
 
 
 @dataclass
@@ -56,6 +75,7 @@ class EngineStats:
 
     bytes_read: int = 0
     full_parses: int = 0
+    tail_parses: int = 0
     appends: int = 0
     signature_checks: int = 0
     cache_hits: int = 0
@@ -65,6 +85,8 @@ class EngineStats:
 class TranscriptEngine:
     capacity: int = 16
     stats: EngineStats = field(default_factory=EngineStats)
+    tables: TurnTables | None = None
+    """Where full reads leave turn tables and tail-first opens find them (may be shared)."""
 
     def __post_init__(self) -> None:
         self._cache: OrderedDict[str, CachedTranscript] = OrderedDict()
@@ -80,17 +102,28 @@ class TranscriptEngine:
             self._cache.pop(key, None)
 
     def read(
-        self, key: str, store: AgentStore, source: SessionSource, *, refresh: bool = True
+        self,
+        key: str,
+        store: AgentStore,
+        source: SessionSource,
+        *,
+        refresh: bool = True,
+        tail_messages: int | None = None,
+        min_index: int = 0,
     ) -> CachedTranscript:
         """The current transcript of ``source`` (see the module docstring for what is read).
 
-        Raises ``OSError`` (e.g. ``FileNotFoundError``) when the source cannot be read.
+        Without ``tail_messages`` the result is a full read, or a partial one whose ``base``
+        is at most ``min_index``. Raises ``OSError`` (e.g. ``FileNotFoundError``) when the
+        source cannot be read.
         """
         with self._key_lock(key):
             with self._lock:
                 entry = self._cache.get(key)
                 if entry is not None and entry.source.path != source.path:
                     entry = None
+                if entry is not None and entry.base > min_index and tail_messages is None:
+                    entry = None  # older messages are needed: read the whole file
                 if entry is not None and not refresh:
                     self.stats.cache_hits += 1
                     self._cache.move_to_end(key)
@@ -106,12 +139,14 @@ class TranscriptEngine:
                 if change == "same":
                     self.stats.cache_hits += 1
                 elif change == "appended" and self._can_append(store, entry):
-                    self._append(entry, signature)
+                    self._append(key, entry, signature)
                 else:
                     entry = None
+            if entry is None and tail_messages is not None:
+                entry = self._parse_tail(key, store, source, signature, tail_messages)
             if entry is None:
-                entry = self._parse(store, source, signature)
-                entry.marker = marker
+                entry = self._parse(key, store, source, signature)
+            entry.marker = marker
             with self._lock:
                 self._cache[key] = entry
                 self._cache.move_to_end(key)
@@ -134,8 +169,32 @@ class TranscriptEngine:
             and not is_compressed(entry.source.path)
         )
 
+    def _feed(
+        self, projector: TranscriptProjector, reader: LineReader, marks: list[TurnMark] | None
+    ) -> None:
+        # The parse allocates many small acyclic objects: cyclic GC passes are pure overhead.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if marks is None or not isinstance(projector, TurnProjector):
+                for line in reader:
+                    projector.feed(line)
+            else:
+                turns = projector.turns
+                count = len(turns)
+                for line in reader:
+                    projector.feed(line)
+                    if len(turns) != count:
+                        number = projector.turn_base + count
+                        marks.append(TurnMark(reader.line_start, number, projector.carry()))
+                        count = len(turns)
+        finally:
+            if enabled:
+                gc.enable()
+        self.stats.bytes_read += reader.bytes_read
+
     def _parse(
-        self, store: AgentStore, source: SessionSource, signature: FileSignature
+        self, key: str, store: AgentStore, source: SessionSource, signature: FileSignature
     ) -> CachedTranscript:
         self.stats.full_parses += 1
         if not store.reads_incrementally(source):
@@ -143,34 +202,92 @@ class TranscriptEngine:
             return CachedTranscript(source, loaded.messages, loaded.summary, signature)
         projector = store.new_projector(source)
         reader = LineReader(source.path, 0)
-        # The parse allocates many small acyclic objects: cyclic GC passes are pure overhead.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            for line in reader:
-                projector.feed(line)
-        finally:
-            if enabled:
-                gc.enable()
-        self.stats.bytes_read += reader.bytes_read
+        marks: list[TurnMark] | None = [] if self._tail_capable(source, projector) else None
+        self._feed(projector, reader, marks)
         delta = projector.take()
         messages = delta.messages[:] if delta.start == 0 else []
-        return CachedTranscript(
+        entry = CachedTranscript(
             source, messages, projector.summary(), signature, reader.end_offset, projector
         )
+        entry.marks = marks
+        self._keep_table(key, entry)
+        return entry
 
-    def _append(self, entry: CachedTranscript, signature: FileSignature) -> None:
+    def _parse_tail(
+        self,
+        key: str,
+        store: AgentStore,
+        source: SessionSource,
+        signature: FileSignature,
+        limit: int,
+    ) -> CachedTranscript | None:
+        """A partial entry from the last turns, or ``None`` when no usable table exists."""
+        table = self.tables.get(key) if self.tables is not None else None
+        if table is None or not store.reads_incrementally(source):
+            return None
+        if compare(table.signature, signature, source.path) == "rewritten":
+            self.tables.forget(key)  # type: ignore[union-attr]
+            return None
+        position = table.start_for(limit)
+        projector = store.new_projector(source)
+        if position is None or not self._tail_capable(source, projector):
+            return None
+        assert isinstance(projector, TurnProjector)
+        mark, first_index = table.marks[position], table.first_indexes[position]
+        projector.resume(mark.carry, first_index, mark.number)
+        reader = LineReader(source.path, mark.offset)
+        self._feed(projector, reader, None)
+        delta = projector.take()
+        if delta.start != first_index:
+            return None  # the projector did not start where the table said: read it all
+        self.stats.tail_parses += 1
+        return CachedTranscript(
+            source,
+            delta.messages[:],
+            projector.summary(),
+            signature,
+            reader.end_offset,
+            projector,
+            base=first_index,
+        )
+
+    def _tail_capable(self, source: SessionSource, projector: TranscriptProjector) -> bool:
+        return (
+            self.tables is not None
+            and isinstance(projector, TurnProjector)
+            and not is_compressed(source.path)
+        )
+
+    def _keep_table(self, key: str, entry: CachedTranscript) -> None:
+        projector = entry.projector
+        if self.tables is None or entry.marks is None or not isinstance(projector, TurnProjector):
+            return
+        turns = projector.turns
+        if len(turns) != len(entry.marks) or entry.base != 0:
+            return  # a projector that merged or dropped turns: no reliable table
+        table = TurnTable(
+            signature=entry.signature,
+            marks=tuple(entry.marks),
+            first_indexes=tuple(turn.first_index for turn in turns),
+            total=entry.total,
+        )
+        self.tables.put(key, table)
+
+    def _append(self, key: str, entry: CachedTranscript, signature: FileSignature) -> None:
         assert entry.projector is not None
         self.stats.appends += 1
         reader = LineReader(entry.source.path, entry.offset)
-        for line in reader:
-            entry.projector.feed(line)
-        self.stats.bytes_read += reader.bytes_read
+        known_turns = len(entry.marks) if entry.marks is not None else 0
+        self._feed(entry.projector, reader, entry.marks)
         delta = entry.projector.take()
-        entry.messages[delta.start :] = delta.messages
+        entry.messages[delta.start - entry.base :] = delta.messages
         entry.offset = reader.end_offset
         entry.signature = signature
         entry.summary = entry.projector.summary()
+        if entry.marks is not None and len(entry.marks) != known_turns:
+            # New turns: refresh the table (older marks and their indexes stay valid, and a
+            # stale total only makes a tail-first open read a little more).
+            self._keep_table(key, entry)
 
 
 def parse_all(store: AgentStore, source: SessionSource) -> tuple[list[Message], SessionSummary]:

@@ -33,6 +33,8 @@ class LineReader:
         self.path = path
         self.start_offset = 0 if is_compressed(path) else offset
         self.end_offset = self.start_offset
+        self.line_start = self.start_offset
+        """Offset of the line most recently yielded."""
         self.bytes_read = 0
 
     def _stream(self, raw: BinaryIO) -> BinaryIO:
@@ -51,8 +53,10 @@ class LineReader:
                 for line in stream:
                     if line[-1:] != b"\n":
                         break  # a partial last line: wait for its newline
+                    start = end
                     end += len(line)
                     if line[:1] == b"{" or line.strip():
+                        self.line_start = start
                         yield line[:-1]
             finally:
                 self.end_offset = end

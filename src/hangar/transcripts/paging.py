@@ -36,6 +36,18 @@ def decode_cursor(cursor: str) -> int:
     return value
 
 
+def check_limit(limit: int) -> None:
+    if limit < 1 or limit > MAX_LIMIT:
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
+
+
+def window(total: int, limit: int, before_cursor: str | None) -> tuple[int, int]:
+    """``(start, end)`` message indexes of the page a request asks for."""
+    check_limit(limit)
+    end = total if before_cursor is None else min(decode_cursor(before_cursor), total)
+    return max(0, end - limit), end
+
+
 def page(
     messages: list[Message],
     *,
@@ -43,18 +55,21 @@ def page(
     before_cursor: str | None = None,
     checklist: Checklist | None = None,
     context_usage: ContextUsage | None = None,
+    base: int = 0,
 ) -> Transcript:
-    """The last ``limit`` messages before the cursor (or the end)."""
-    if limit < 1 or limit > MAX_LIMIT:
-        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
-    end = len(messages)
-    if before_cursor is not None:
-        end = min(decode_cursor(before_cursor), len(messages))
-    start = max(0, end - limit)
+    """The last ``limit`` messages before the cursor (or the end).
+
+    ``messages`` hold indexes ``base …``; the page must not reach below ``base`` (callers
+    read more of the transcript first: see ``TranscriptEngine.read(min_index=…)``).
+    """
+    total = base + len(messages)
+    start, end = window(total, limit, before_cursor)
+    if start < base:
+        raise ValueError(f"page starts at {start}, below the loaded base {base}")
     has_more = start > 0
     return Transcript(
-        messages=messages[start:end],
-        total_messages=len(messages),
+        messages=messages[start - base : end - base],
+        total_messages=total,
         has_more=has_more,
         before_cursor=encode_cursor(start) if has_more else None,
         checklist=checklist,

@@ -68,7 +68,7 @@ class ClaudeProjector(TurnProjector):
 
     def _turn(self) -> ClaudeTurn:
         if not self.turns:
-            self.add_turn(ClaudeTurn(turn_id="turn-1"))
+            self.add_turn(ClaudeTurn(turn_id=f"turn-{self.next_turn_number()}"))
         position = len(self.turns) - 1
         self.touch(position)
         turn = self.turns[position]
@@ -130,7 +130,7 @@ class ClaudeProjector(TurnProjector):
             self.skip("hidden_user")
             return
         self.first_prompt = self.first_prompt or prompt
-        uuid = r.text_or_none(record.uuid) or f"turn-{len(self.turns) + 1}"
+        uuid = r.text_or_none(record.uuid) or f"turn-{self.next_turn_number()}"
         turn = ClaudeTurn(turn_id=uuid, prompt=prompt, attachments=attachments)
         turn.prompt_at = timestamp
         self.touch(self.add_turn(turn))

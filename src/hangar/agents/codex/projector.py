@@ -72,6 +72,13 @@ class CodexProjector(TurnProjector):
         self.images: dict[str, tuple[int, ImageBlock]] = {}
         self._ts: str | None = None
 
+    def carry(self) -> object:
+        return (self.model, self.context_window)
+
+    def apply_carry(self, carry: object) -> None:
+        if isinstance(carry, tuple) and len(carry) == 2:
+            self.model, self.context_window = carry
+
     # ----------------------------------------------------------------- turns
     def _current(self) -> int:
         if not self.turns:
@@ -87,7 +94,7 @@ class CodexProjector(TurnProjector):
 
     def _new_turn(self, turn_id: str | None, *, explicit: bool) -> CodexTurn:
         turn = CodexTurn(
-            turn_id=turn_id or f"turn-{len(self.turns) + 1}",
+            turn_id=turn_id or f"turn-{self.next_turn_number()}",
             explicit=explicit,
             model=self.model,
             started_at=self._ts,

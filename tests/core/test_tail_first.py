@@ -1,0 +1,114 @@
+"""Tail-first opens: the first page of a known file reads only its last turns, with the
+messages' final indexes (DESIGN §7), and always equals the same slice of a full parse."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from hangar.executor.service import Executor
+from hangar.state import open_state
+from hangar.transcripts.engine import TranscriptEngine
+from hangar.transcripts.tail import TurnTables
+
+from .helpers import source, store
+from .test_executor_tasks import write_rollout
+from .test_transcript_engine import codex_turn
+
+ROLLOUT = "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+VIEWER = "sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+REAL = {
+    "codex": f"codex/codemie-code/{ROLLOUT}",
+    "claude": "claude/codemie-code/session-624a4a58.jsonl",
+    "claude-viewer": f"claude/claude-code-viewer/{VIEWER}",
+}
+
+
+def check_every_tail(runtime: str, path: Path) -> int:
+    """For every page size, a tail-first open equals the full parse from its base on."""
+    tables = TurnTables()
+    agent = store(runtime, path.parent)
+    full = TranscriptEngine(tables=tables).read("k", agent, source(runtime, path))
+    expected = msgspec.to_builtins(full.messages)
+    tails = 0
+    for limit in range(1, full.total + 1):
+        engine = TranscriptEngine(tables=tables)
+        entry = engine.read("k", agent, source(runtime, path), tail_messages=limit)
+        assert entry.base <= max(0, full.total - limit)
+        assert msgspec.to_builtins(entry.messages) == expected[entry.base :], (limit, entry.base)
+        assert entry.summary.checklist == full.summary.checklist
+        tails += engine.stats.tail_parses
+    return tails
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_tail_equals_full_on_real_files(public_fixtures: Path, tmp_path: Path, name: str) -> None:
+    """RW-073, RW-101: tail-first opens of real Codex and Claude sessions, every page size."""
+    runtime = name.split("-")[0]
+    path = tmp_path / "session.jsonl"
+    path.write_bytes((public_fixtures / REAL[name]).read_bytes())
+    assert check_every_tail(runtime, path) > 0
+
+
+def test_tail_reads_only_the_last_turns(tmp_path: Path) -> None:
+    """DESIGN §7: a known file's first page reads a fraction of the bytes; its appends and
+    an older page (which reads the whole file) stay equal to a full parse."""
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(codex_turn(n, output="y" * 5000) for n in range(1, 41)))
+    tables = TurnTables()
+    agent = store("codex", tmp_path)
+    TranscriptEngine(tables=tables).read("k", agent, source("codex", path))
+    engine = TranscriptEngine(tables=tables)
+    entry = engine.read("k", agent, source("codex", path), tail_messages=4)
+    assert engine.stats.tail_parses == 1 and engine.stats.full_parses == 0
+    assert entry.base == 76 and [m.index for m in entry.messages] == [76, 77, 78, 79]
+    assert engine.stats.bytes_read < path.stat().st_size / 10
+    with path.open("ab") as handle:
+        handle.write(codex_turn(41))
+    grown = engine.read("k", agent, source("codex", path), tail_messages=4)
+    assert engine.stats.appends == 1 and grown.total == 82
+    older = engine.read("k", agent, source("codex", path), min_index=10)
+    assert older.base == 0 and engine.stats.full_parses == 1
+    fresh = TranscriptEngine().read("k", agent, source("codex", path))
+    assert msgspec.to_builtins(older.messages) == msgspec.to_builtins(fresh.messages)
+
+
+def test_rewritten_file_drops_its_table(tmp_path: Path) -> None:
+    """RW-080: a table never applies to a rewritten file."""
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(codex_turn(n) for n in range(1, 11)))
+    tables = TurnTables()
+    agent = store("codex", tmp_path)
+    TranscriptEngine(tables=tables).read("k", agent, source("codex", path))
+    path.write_bytes(b"".join(codex_turn(n) for n in range(20, 26)))
+    engine = TranscriptEngine(tables=tables)
+    entry = engine.read("k", agent, source("codex", path), tail_messages=2)
+    assert entry.base == 0 and engine.stats.tail_parses == 0
+    assert entry.messages[0].content == "request 20"
+
+
+def test_executor_serves_known_tasks_tail_first(isolated_home: Path) -> None:
+    """DESIGN §7, RW-075: after indexing, a cold first page is tail-first with final indexes;
+    paging up reads the whole file; every page equals a fresh full read."""
+    path = write_rollout(isolated_home, turns=30)
+    executor = Executor.from_state(open_state())
+    task_id = executor.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
+    assert executor.index_pending() == 1
+    first = executor.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
+    assert executor.engine.stats.tail_parses == 1 and executor.engine.stats.full_parses == 0
+    assert [m["index"] for m in first["messages"]] == [55, 56, 57, 58, 59]
+    assert first["totalMessages"] == 60 and first["task"]["messageCount"] == 60
+    older = executor.handle(
+        "runtime.tasks.transcript",
+        {"localTaskId": task_id, "limit": 5, "beforeCursor": first["beforeCursor"]},
+    )
+    assert [m["index"] for m in older["messages"]] == [50, 51, 52, 53, 54]
+    assert executor.engine.stats.full_parses == 1
+    fresh = Executor.from_state(open_state())
+    fresh.handle("runtime.tasks.list", {})
+    whole = fresh.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 60})
+    assert whole["messages"][50:60] == older["messages"] + first["messages"]
+    assert os.path.getsize(path) > 0
