@@ -20,8 +20,14 @@ install: $(STAMP)
 AGENTS_DIR   := agent-clis
 AGENTS_STAMP := $(AGENTS_DIR)/node_modules/.hangar-stamp
 
+# opencode's postinstall runs `opencode --version`, which creates XDG folders: keep them
+# inside node_modules instead of the user's home.
+AGENTS_XDG   := $(CURDIR)/$(AGENTS_DIR)/node_modules/.install-home
+
 $(AGENTS_STAMP): $(AGENTS_DIR)/package.json $(AGENTS_DIR)/package-lock.json
-	cd $(AGENTS_DIR) && npm ci --no-audit --no-fund
+	cd $(AGENTS_DIR) && XDG_DATA_HOME=$(AGENTS_XDG)/share XDG_CACHE_HOME=$(AGENTS_XDG)/cache \
+		XDG_CONFIG_HOME=$(AGENTS_XDG)/config XDG_STATE_HOME=$(AGENTS_XDG)/state \
+		npm ci --no-audit --no-fund
 	touch $(AGENTS_STAMP)
 
 agents: $(AGENTS_STAMP)
