@@ -33,7 +33,7 @@ def gemini_home(fixtures: Path, root: Path) -> AgentHome:
     for n, path in enumerate(sorted((fixtures / "gemini").rglob("*.json*"))):
         name = f"session-fixture-{n:02d}-{path.stem}{path.suffix}"
         _copy(path, root / "tmp" / f"hash{n % 2}" / "chats" / name)
-    (root / "tmp" / "hash0" / ".project_root").write_text("/work/project-zero\n")
+    (root / "tmp" / "hash0" / ".project_root").write_text("/home/user/project-zero\n")
     return AgentHome("gemini", root, None)
 
 
@@ -103,7 +103,7 @@ def continue_home(root: Path, sessions: dict[str, dict[str, Any]]) -> AgentHome:
                 "sessionId": session_id,
                 "title": document.get("title", "Untitled Session"),
                 "dateCreated": "1796017739400",
-                "workspaceDirectory": document.get("workspaceDirectory", "/work/demo"),
+                "workspaceDirectory": document.get("workspaceDirectory", "/home/user/demo"),
                 "messageCount": len(document.get("history", [])),
             }
         )

@@ -65,7 +65,7 @@ class OpenCodeWriter:
         return f"{prefix}_{self.clock:013d}{self.seq:06d}"
 
     def session(
-        self, title: str = "Demo", parent: str | None = None, directory: str = "/work/demo"
+        self, title: str = "Demo", parent: str | None = None, directory: str = "/home/user/demo"
     ) -> str:
         sid = self._id("ses")
         self.conn.execute(

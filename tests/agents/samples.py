@@ -84,7 +84,7 @@ def cn_reply(text: str) -> dict[str, Any]:
 
 
 def cn_session(
-    session_id: str, history: list[dict[str, Any]], workspace: str = "/work/demo"
+    session_id: str, history: list[dict[str, Any]], workspace: str = "/home/user/demo"
 ) -> dict[str, Any]:
     return {
         "sessionId": session_id,
@@ -95,7 +95,7 @@ def cn_session(
     }
 
 
-def continue_sample_home(root: Path, workspace: str = "/work/demo") -> AgentHome:
+def continue_sample_home(root: Path, workspace: str = "/home/user/demo") -> AgentHome:
     history = [
         cn_user("Plan the work"),
         cn_call("call_1", "Bash", json.dumps({"command": "ls"}), output="README.md\n"),
@@ -106,7 +106,7 @@ def continue_sample_home(root: Path, workspace: str = "/work/demo") -> AgentHome
     return continue_home(root, {sid: cn_session(sid, history, workspace)})
 
 
-def opencode_sqlite_home(root: Path, directory: str = "/work/demo") -> AgentHome:
+def opencode_sqlite_home(root: Path, directory: str = "/home/user/demo") -> AgentHome:
     """One session with a tool round trip, a todo list and a sub-agent with its own list."""
     db = OpenCodeWriter(root / "opencode.db")
     sid = db.session("Plan the work", directory=directory)

@@ -82,7 +82,7 @@ def test_discovery_reads_heads_and_project_roots(public_fixtures: Path, tmp_path
     assert len(sources) == 9
     jsonl = next(s for s in sources if s.path.suffix == ".jsonl")
     assert jsonl.session_id == "gemini_stage0_jsonl"
-    assert {s.workspace_path for s in sources} == {"/work/project-zero", None}
+    assert {s.workspace_path for s in sources} == {"/home/user/project-zero", None}
     loaded = store.load(jsonl)
     projector = store.new_projector(jsonl)
     for line in jsonl.path.read_bytes().split(b"\n"):
