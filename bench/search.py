@@ -7,7 +7,9 @@ real formats (sizes from 50 KB to 60 MB, a Zipf-distributed vocabulary of 20,000
 Chinese and Japanese sentences), builds the search index the way ``hangar search`` does
 (discovery into the LocalTask index, then the search indexer), and reports:
 
-* ``index_mb_per_s`` — transcript megabytes indexed per second (target ≥ 50);
+* ``index.mb_per_s`` — transcript megabytes indexed per second of wall time (target ≥ 50),
+  with the CPU seconds of this process (discovery and index writes) and of the parse workers,
+  and the load average: on a shared machine the wall figure says more about the neighbours;
 * ``query_p50_ms`` / ``query_p95_ms`` — ``runtime.tasks.search`` latency over a mix of common
   and rare words, phrases, prefixes and CJK queries (target p95 ≤ 50 ms);
 * ``append_first_after_build`` / ``append_warm`` — one turn appended to one session, then the
@@ -345,11 +347,11 @@ def queries(text: Text, count: int) -> list[str]:
     return out
 
 
-def _cpu_seconds() -> float:
-    """User + system time of this process and of its finished children (the parse workers)."""
+def _cpu_seconds() -> tuple[float, float]:
+    """User + system time of this process, and of its finished children (the parse workers)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def run(megabytes: float, query_count: int) -> dict[str, Any]:
@@ -377,7 +379,9 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
         started, cpu_before = time.perf_counter(), _cpu_seconds()
         progress = services.sync_index()
         index_s = time.perf_counter() - started
-        index_cpu_s = _cpu_seconds() - cpu_before
+        cpu_after = _cpu_seconds()
+        main_cpu_s = cpu_after[0] - cpu_before[0]
+        workers_cpu_s = cpu_after[1] - cpu_before[1]
         stats = services.indexer.stats
         first_bytes = stats.bytes_read
 
@@ -435,7 +439,9 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
                 "seconds": round(index_s, 2),
                 "bytes_read": first_bytes,
                 "mb_per_s": round(rate, 1),
-                "cpu_s": round(index_cpu_s, 2),
+                "main_cpu_s": round(main_cpu_s, 2),
+                "workers_cpu_s": round(workers_cpu_s, 2),
+                "mb_per_cpu_s": round(first_bytes / 1e6 / (main_cpu_s + workers_cpu_s), 1),
                 "load_average_1m": round(os.getloadavg()[0], 2),
                 "workers": INDEX_WORKERS,
                 "tasks": progress.tasks_done,
@@ -454,7 +460,10 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
             "targets": {
                 "index_mb_per_s_ge_50": rate >= 50,
                 "query_p95_ms_le_50": p95 <= 50,
-                "append_reads_only_that_file": appends[0]["bytes_read"] == appends[0]["file_bytes"],
+                "append_reads_only_that_file": (
+                    appends[0]["bytes_read"] <= appends[0]["file_bytes"]
+                    and appends[0]["files_fully_reparsed"] + appends[0]["files_appended"] == 1
+                ),
                 "append_warm_reads_only_new_bytes": (
                     appends[1]["bytes_read"] == appends[1]["appended_bytes"]
                 ),
