@@ -107,3 +107,31 @@ def test_the_suite_catches_a_broken_projector(tmp_path: Path) -> None:
     assert "differ from a full read" in text
     assert "not counted in skipped" in text
     assert "reading changed the agent's file index.cache" in text
+
+
+def test_the_suite_catches_describe_disagreeing_with_discover(tmp_path: Path) -> None:
+    from hangar.agents.base import SessionSource
+    from hangar.agents.cursor import CursorStore
+    from hangar.testing.conformance import check_incremental_discovery
+
+    class Drifting(CursorStore):
+        def describe(self, path: Path) -> SessionSource | None:
+            found = super().describe(path)
+            return (
+                None
+                if found is None
+                else SessionSource(
+                    found.runtime, found.session_id, found.path, found.runtime_handle, title="other"
+                )
+            )
+
+    transcripts = tmp_path / "cursor" / "projects" / "p" / "agent-transcripts" / "s"
+    transcripts.mkdir(parents=True)
+    (transcripts / "s.jsonl").write_text(
+        '{"role": "user", "message": {"content": [{"type": "text", "text": "hi"}]}}\n'
+    )
+    store = Drifting(AgentHome("cursor", tmp_path / "cursor", None))
+    sources = list(CursorStore(store.home).discover())
+    assert check_incremental_discovery(store, sources) == [
+        "describe(s.jsonl) differs from discover"
+    ]

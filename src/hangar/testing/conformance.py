@@ -13,6 +13,8 @@ out like the agent's own home) and it checks the store contract:
   each delta as
   ``messages[start:] = delta.messages``, gives exactly the messages and summary of one full
   feed; no delta starts past the end or reuses a wrong index;
+* **incremental discovery** where a store lists ``session_paths()``: listing opens no file
+  and ``describe(path)`` equals what ``discover()`` gave for that path;
 * **read-only**: nothing in the home changes (sizes and mtimes of every file), and an empty
   home discovers nothing without an error;
 * **garbage is tolerated**: invalid JSON, invalid UTF-8, a JSON array, a huge line and a
@@ -313,6 +315,25 @@ def check_corrupted_file(
     return problems
 
 
+def check_incremental_discovery(store: AgentStore, sources: list[SessionSource]) -> list[str]:
+    """For stores with ``session_paths()``: listing opens no file, and ``describe(path)``
+    gives what ``discover()`` gave for that path."""
+    with count_opens(store.home.root) as opened:
+        listed = store.session_paths()
+        paths = None if listed is None else list(listed)
+    if paths is None:
+        return []
+    problems = [f"session_paths opened {name}" for name in opened]
+    expected = {str(s.path): s for s in sources}
+    if sorted(expected) != sorted({str(p) for p in paths}):
+        problems.append("session_paths and discover name different files")
+    for path in paths:
+        described = store.describe(path)
+        if described is not None and described != expected.get(str(path)):
+            problems.append(f"describe({path.name}) differs from discover")
+    return problems
+
+
 def tree_state(root: Path) -> dict[str, tuple[int, int]]:
     """``relative path → (size, mtime_ns)`` of every file under ``root``.
 
@@ -386,6 +407,10 @@ def check_store(
     for source in sources:
         if source.runtime != store_cls.runtime:
             report.fail(f"{source.session_id}: runtime {source.runtime!r}")
+    try:
+        report.problems += check_incremental_discovery(store, sources)
+    except Exception as exc:
+        report.fail(f"session_paths/describe raised {exc!r}")
     for source in sources[:max_sessions]:
         check = SessionCheck(source.session_id, source.path)
         report.sessions.append(check)
