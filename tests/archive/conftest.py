@@ -18,5 +18,5 @@ def executor(isolated_home: Path) -> Iterator[Executor]:
     ex = Executor.from_state(state)
     services_for(ex).codex_factory = None
     yield ex
-    services_for(ex).close()
+    ex.close()
     state.close()

@@ -25,7 +25,7 @@ def executor(state: HangarState) -> Iterator[Executor]:
     ex = Executor.from_state(state)
     services_for(ex).codex_factory = None  # no codex CLI outside the sandbox
     yield ex
-    services_for(ex).close()
+    ex.close()
 
 
 @pytest.fixture

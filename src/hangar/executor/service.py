@@ -21,6 +21,7 @@ from hangar.executor import rpc_archive, rpc_search, rpc_tasks
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
 from hangar.executor.task_index import TaskIndex
+from hangar.executor.task_services import close_services
 from hangar.model import LocalTask, Transcript
 from hangar.settings import Settings
 from hangar.state import HangarState
@@ -162,6 +163,7 @@ class Executor:
         if self._worker is not None:
             self._worker.join(timeout=30)
             self._worker = None
+        close_services(self)
 
     def _index_loop(self) -> None:
         while True:

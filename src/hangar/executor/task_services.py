@@ -149,3 +149,11 @@ def services_for(executor: Executor) -> TaskServices:
             found = TaskServices(executor)
             _SERVICES[executor] = found
         return found
+
+
+def close_services(executor: Executor) -> None:
+    """Stop the executor's delete worker (it finishes its current item first), if started."""
+    with _LOCK:
+        found = _SERVICES.pop(executor, None)
+    if found is not None:
+        found.close()
