@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,20 @@ def test_bad_archive_requests_are_clear_errors(executor: Executor) -> None:
         executor.handle("runtime.tasks.archive_project", {})
 
 
-def test_codex_without_the_cli_uses_the_index_flag(executor: Executor) -> None:
-    add_task(executor.db, "cx", runtime="plain", handle={"threadId": "t-1"})
+def test_codex_without_the_cli_uses_the_index_flag_and_its_name_index(
+    executor: Executor, isolated_home: Path
+) -> None:
+    """RW-163 fallback: without an app-server, Codex's own append-only name index."""
+    add_task(executor.db, "cx", runtime="codex", handle={"threadId": "t-1"})
     assert _archive(executor, "cx")["via"] == "index"
+    names = isolated_home / ".codex" / "session_index.jsonl"
+    names.parent.mkdir(parents=True, exist_ok=True)
+    names.write_text('{"id": "other", "thread_name": "x", "updated_at": "2026-01-01T00:00:00Z"}')
+    reply = executor.handle("runtime.tasks.rename", {"localTaskId": "cx", "title": "Kestrel"})
+    assert reply["via"] == "codex-session-index"
+    lines = [json.loads(line) for line in names.read_text().splitlines()]
+    assert lines[0]["id"] == "other"  # the existing (unterminated) line is kept intact
+    assert (lines[1]["id"], lines[1]["thread_name"]) == ("t-1", "Kestrel")
 
 
 def test_delete_rpcs_two_phase_and_progress(executor: Executor) -> None:
