@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import httpx
 import pytest
 
 from hangar.errors import UsageError
-from hangar.hub.server import check_bind_address, is_loopback
+from hangar.hub.server import bind_socket, check_bind_address, is_loopback
 
 from .server_process import running_hub
 from .sessions import sample_home
@@ -121,3 +122,13 @@ def test_serve_refuses_a_public_address_without_the_flag(hangar_home: Path) -> N
     result = hangar_cli("serve", "--host", "0.0.0.0", "--port", "0", env=dict(os.environ))
     assert result.returncode == 2
     assert "--allow-remote" in result.stderr
+
+
+def test_the_listening_socket_is_tcp_so_responses_are_not_delayed() -> None:
+    """asyncio sets TCP_NODELAY on accepted sockets only when their proto is TCP; without it
+    every keep-alive response waited ~40 ms for the client's delayed ACK."""
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
