@@ -18,6 +18,7 @@ import msgspec
 import pytest
 
 from hangar.agents.base import SessionSource
+from hangar.agents.checklist_rules import current_checklist
 from hangar.agents.checklists import from_claude_todowrite, from_codex_update_plan
 from hangar.agents.registry import store_classes
 from hangar.model import ChecklistBlock
@@ -91,6 +92,7 @@ def test_fixture_checklists(public_fixtures: Path, runtime: str, relative: str) 
     valid_calls = _raw_plan_calls(runtime, path)
     assert valid_calls, "the fixture has plan tool calls"
     assert [list(c.items) for c in valid_calls] == [b.items for b in blocks]
+    assert current_checklist(messages) == summary.checklist
     snapshot = {"messages": owners, "current": msgspec.to_builtins(summary.checklist)}
     _check(_name(relative), snapshot)
 
