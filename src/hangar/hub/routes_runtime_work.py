@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from hangar.errors import HangarError, UsageError
@@ -18,8 +20,19 @@ from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
 from hangar.hub.runtime_work import archived_view, group_tasks, result_project_id
 
+
+class FastJSONResponse(JSONResponse):
+    """JSON via msgspec: transcript pages are large nested dicts, and FastAPI's generic
+    encoder would dominate the time of a cached page."""
+
+    def render(self, content: Any) -> bytes:
+        return msgspec.json.encode(content)
+
+
 log = logging.getLogger("hangar.hub")
-router = APIRouter(prefix="/api/runtime-work", tags=["runtime-work"])
+router = APIRouter(
+    prefix="/api/runtime-work", tags=["runtime-work"], default_response_class=FastJSONResponse
+)
 
 RUNTIME_CHANGED = "runtime.changed"
 
@@ -81,7 +94,12 @@ def _changed(ctx: HubContext, device_id: str, local_task_ids: list[str]) -> None
 
 
 @router.get("", summary="Devices, Projects with their tasks, and Conversations")
-def runtime_work(ctx: Hub) -> dict[str, Any]:
+def runtime_work_route(ctx: Hub) -> FastJSONResponse:
+    return FastJSONResponse(runtime_work(ctx))
+
+
+def runtime_work(ctx: HubContext) -> dict[str, Any]:
+    """The ``GET /api/runtime-work`` body (also rendered by the web UI's sidebar)."""
     infos = ctx.device_infos()
     tasks: dict[str, list[dict[str, Any]]] = {}
     errors: list[dict[str, str]] = []
@@ -96,7 +114,12 @@ def runtime_work(ctx: Hub) -> dict[str, Any]:
 
 
 @router.post("/transcript", summary="One page of a task's normalized transcript")
-def transcript(body: TranscriptRequest, ctx: Hub) -> dict[str, Any]:
+def transcript_route(body: TranscriptRequest, ctx: Hub) -> FastJSONResponse:
+    return FastJSONResponse(transcript(body, ctx))
+
+
+def transcript(body: TranscriptRequest, ctx: HubContext) -> dict[str, Any]:
+    """One transcript page from the task's device (also rendered by the web UI)."""
     payload: dict[str, Any] = {"localTaskId": body.localTaskId, "limit": body.limit}
     if body.beforeCursor is not None:
         payload["beforeCursor"] = body.beforeCursor
@@ -140,7 +163,11 @@ def rename(body: RenameRequest, ctx: Hub) -> dict[str, Any]:
     return result
 
 
-archived = APIRouter(prefix="/api/runtime-work/archived-conversations", tags=["runtime-work"])
+archived = APIRouter(
+    prefix="/api/runtime-work/archived-conversations",
+    tags=["runtime-work"],
+    default_response_class=FastJSONResponse,
+)
 
 
 def _one(ctx: HubContext, method: str, address: TaskAddress) -> dict[str, Any]:
