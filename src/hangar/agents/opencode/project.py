@@ -114,6 +114,8 @@ class _Projector:
         self.children = {child.id: child for child in session.children}
         self._unclaimed = [child.id for child in session.children]
         self._owner: dict[str, Message] = {}
+        self._edits: dict[str, FileChange] = {}
+        """What edit/write calls told of each file, for the ``patch`` part that follows."""
 
     def run(self) -> list[Message]:
         for raw in self.session.messages:
@@ -209,7 +211,11 @@ class _Projector:
         elif kind == "patch":
             files = part.get("files")
             if isinstance(files, list):
-                changes = [FileChange(path=f) for f in files if isinstance(f, str)]
+                changes = [
+                    self._edits.pop(f) if f in self._edits else FileChange(path=f)
+                    for f in files
+                    if isinstance(f, str)
+                ]
                 self.log.add_block(message, FileChangesBlock(changes))
         elif kind == "file":
             self._file(message, part)
@@ -253,11 +259,29 @@ class _Projector:
             block.status = "cancelled"
         if name == "task":
             block.children = self._child_messages(state)
+        if status == "done":
+            self._note_edit(name, state)
         self.log.add_block(message, block)
         if name == "todowrite" and status_raw in ("running", "completed", "success"):
             # The raw tool input, never a display string: a long list survives whole (CL-009).
             checklist = from_opencode_todos(state.get("input"), "opencode.todowrite")
             self._commit(message, checklist, block.tool_use_id or None)
+
+    def _note_edit(self, name: str, state: Mapping[str, Any]) -> None:
+        """Line counts and the diff of an ``edit``/``write`` call (its ``metadata``)."""
+        metadata = as_map(state.get("metadata"))
+        filediff = as_map(metadata.get("filediff"))
+        path = as_str(filediff.get("file")) or as_str(metadata.get("filepath"))
+        if path is None:
+            return
+        created = name == "write" and metadata.get("exists") is False
+        self._edits[path] = FileChange(
+            path=path,
+            change_type="add" if created else "update",
+            additions=as_int(filediff.get("additions")),
+            deletions=as_int(filediff.get("deletions")),
+            diff=as_str(filediff.get("patch")) or as_str(metadata.get("diff")),
+        )
 
     def _child_messages(self, state: Mapping[str, Any]) -> list[Message] | None:
         metadata = state.get("metadata")
