@@ -94,6 +94,11 @@ RUNTIME_BADGES = {
 }
 
 
+def total(items: Any, key: str) -> int:
+    """Sum of ``item[key]`` over dicts where a missing key counts 0 (defaults are omitted)."""
+    return sum(int(i.get(key) or 0) for i in items or () if isinstance(i, dict))
+
+
 def runtime_badge(runtime: str | None) -> str:
     name = runtime or "?"
     return RUNTIME_BADGES.get(name, name[:2].title())
@@ -111,6 +116,7 @@ def environment() -> Environment:
     env.filters["ago"] = relative_time
     env.filters["pretty"] = pretty_json
     env.filters["badge"] = runtime_badge
+    env.filters["total"] = total
     env.globals["tool_command"] = tool_command
     env.globals["safe_image_src"] = safe_image_src
     return env
