@@ -43,8 +43,10 @@
         .find((el) => Number(el.dataset.index) > index);
       messagesEl.insertBefore(msg, after || null);
     }
+    // Every page carries the transcript's current list; a page without one means the latest
+    // turn has none, so an older turn's strip must not linger (CL-011, CL-064).
     const template = pageEl.querySelector("template.checklist-template");
-    if (template) $("checklist-slot").replaceChildren(template.content.cloneNode(true));
+    $("checklist-slot").replaceChildren(...(template ? [template.content.cloneNode(true)] : []));
     return pageEl.dataset;
   }
 
