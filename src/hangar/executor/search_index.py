@@ -43,8 +43,8 @@ from hangar.transcripts.engine import EngineStats, TranscriptEngine
 from hangar.transcripts.signature import FileSignature, sign, stat_matches
 
 MAX_COMMAND_CHARS = 4096
-MAX_OUTPUT_CHARS = 2048
-_OUTPUT_HEAD = 512
+MAX_OUTPUT_CHARS = 1024
+_OUTPUT_HEAD = 256
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 SEQ_SHIFT = 20
 MAX_MESSAGES = (1 << SEQ_SHIFT) - 1
