@@ -394,3 +394,20 @@ def test_common_words_take_the_probe_path_with_the_same_answer(
     assert probed == scanned
     assert [len(r) for r in scanned] == [5, 2, 2]
     assert all(hit["messageIndex"] == 2 * int(hit["snippet"].split()[-1]) for hit in scanned[0])
+
+
+def test_long_tool_output_is_indexed_by_its_head_and_tail(
+    executor: Executor, claude_home: Path
+) -> None:
+    """Tool output is clipped for the index (first 256, last 768 characters per call)."""
+    output = "starting narwhalhead\n" + "filler line\n" * 500 + "middle sealmiddle\n"
+    output += "filler line\n" * 500 + "exit status tailwalrus\n"
+    claude_session(
+        claude_home,
+        "ddddddd0-dddd-4ddd-8ddd-dddddddddddd",
+        "/projects/demo",
+        [{"user": "run it", "assistant": "done", "command": "make", "output": output}],
+    )
+    assert len(_search(executor, "narwhalhead", includeToolOutput=True)) == 1
+    assert len(_search(executor, "tailwalrus", includeToolOutput=True)) == 1
+    assert _search(executor, "sealmiddle", includeToolOutput=True) == []
