@@ -77,3 +77,22 @@ def test_tasks_lifecycle_commands(claude_home: Path, hangar_home: Path) -> None:
     assert not (hangar_home / "trash" / task_id).exists()
     missing = _hangar("tasks", "restore", task_id)
     assert missing.returncode == 1 and "not found" in missing.stderr
+
+
+def test_first_build_shows_a_progress_bar(claude_home: Path) -> None:
+    """The first `hangar search` over more than 1 MB of sessions shows indexing progress."""
+    for n in range(3):
+        claude_session(
+            claude_home,
+            f"eeeeeee{n}-eeee-4eee-8eee-eeeeeeeeeeee",
+            "/projects/demo",
+            [
+                {"user": f"flamingo {k}", "assistant": "ok", "command": "ls", "output": "y" * 4000}
+                for k in range(120)
+            ],
+        )
+    done = _hangar("search", "flamingo")
+    assert done.returncode == 0, done.stderr
+    assert "indexing sessions" in done.stderr
+    again = _hangar("search", "flamingo")
+    assert "indexing sessions" not in again.stderr  # nothing left to index
