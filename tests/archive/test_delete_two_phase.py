@@ -280,3 +280,39 @@ def test_a_failed_phase_two_is_retried_by_deleting_again(
     DeleteWorker(db, hangar_home / "trash").drain()
     assert db.read().execute("SELECT state FROM delete_queue").fetchone()[0] == "done"
     assert not path.exists()
+
+
+_OLD_CODEX = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        print(json.dumps({"id": msg["id"], "result": {}}), flush=True)
+    elif "id" in msg:
+        error = {"code": -32600, "message": "Invalid request: unknown variant `thread/delete`"}
+        print(json.dumps({"id": msg["id"], "error": error}), flush=True)
+"""
+
+
+def test_codex_without_thread_delete_falls_back_to_the_trash(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    """RW-162 feature detection: an app-server without thread/delete gets the file moved."""
+    path = _session_file(tmp_path, "c")
+    digest = _digest(path)
+    add_task(db, "c", runtime="codex", source=path, handle={"threadId": "thread-c"})
+    request_delete(db, ["c"])
+
+    def factory() -> CodexAppServer:
+        server = CodexAppServer([sys.executable, "-c", _OLD_CODEX])
+        server.start()
+        return server
+
+    DeleteWorker(db, hangar_home / "trash", factory).drain()
+    assert db.read().execute("SELECT state, method FROM delete_queue").fetchone()[:] == (
+        "done",
+        "trash",
+    )
+    assert not path.exists()
+    delete_worker.restore(db, hangar_home / "trash", "c")
+    assert _digest(path) == digest
