@@ -4,7 +4,7 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint bench install clean agents corpus browser
+.PHONY: test lint bench install clean agents corpus browser postgres
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -43,7 +43,14 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "chromium not installed and not root: browser tests will skip" >&2; fi; }
 
-test: install agents browser
+# Debian's PostgreSQL for the hub's portability tests (they start their own server).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
+	  else echo "postgresql not installed and not root: PostgreSQL tests will skip" >&2; fi; }
+
+test: install agents browser postgres
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
 lint: install

@@ -1,0 +1,97 @@
+"""A throwaway PostgreSQL server for the portability tests (Debian's ``postgresql`` package).
+
+Started with ``initdb``/``pg_ctl`` in a fresh temp dir on a free loopback port, as the
+``postgres`` system user (PostgreSQL refuses to run as root), and stopped by ``pg_ctl``.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def postgres_bin() -> Path | None:
+    base = Path("/usr/lib/postgresql")
+    found = (
+        sorted(base.glob("*/bin/initdb"), key=lambda p: float(p.parts[-3])) if base.is_dir() else []
+    )
+    return found[-1].parent if found else None
+
+
+def unavailable_reason() -> str | None:
+    if postgres_bin() is None:
+        return "PostgreSQL is not installed (make postgres installs Debian's postgresql)"
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "the psycopg driver is not installed"
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "no postgres system user to run the server as"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _as_server_user(args: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """A running server; yields its SQLAlchemy URL."""
+    bindir = postgres_bin()
+    assert bindir is not None
+    root = Path(tempfile.mkdtemp(prefix="hangar-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+    data, port = root / "data", _free_port()
+    run = {"check": True, "capture_output": True, "timeout": 120}
+    try:
+        subprocess.run(
+            _as_server_user(
+                [str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "hangar"]
+            ),
+            **run,  # type: ignore[arg-type]
+        )
+        options = f"-k {root} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off"
+        subprocess.run(
+            _as_server_user(
+                [
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-o",
+                    options,
+                    "-w",
+                    "-l",
+                    str(root / "log"),
+                    "start",
+                ]
+            ),
+            **run,  # type: ignore[arg-type]
+        )
+        try:
+            yield f"postgresql+psycopg://hangar@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run(
+                _as_server_user(
+                    [str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]
+                ),
+                **run,  # type: ignore[arg-type]
+            )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
