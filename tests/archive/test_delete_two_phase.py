@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 
 from hangar.agents.codex_appserver import CodexAppServer
 from hangar.errors import NotFoundError, UsageError
-from hangar.executor import delete_worker
+from hangar.executor import delete_worker, trash
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.delete_worker import DeleteWorker, request_delete
 
@@ -316,3 +317,34 @@ def test_codex_without_thread_delete_falls_back_to_the_trash(
     assert not path.exists()
     delete_worker.restore(db, hangar_home / "trash", "c")
     assert _digest(path) == digest
+
+
+def test_an_item_left_running_by_a_crash_is_finished_first(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    """A worker killed mid-move left the item `running` and half its files in the trash."""
+    first = _session_file(tmp_path, "a")
+    second = first.with_name("a") / "subagents" / "agent-1.jsonl"
+    second.parent.mkdir(parents=True)
+    second.write_bytes(b'{"sub": true}\n')
+    hashes = {first: _digest(first), second: _digest(second)}
+    add_task(db, "a", source=first)
+    add_task(db, "b", source=_session_file(tmp_path, "b"))
+    request_delete(db, ["b"])
+    request_delete(db, ["a"])
+    trash_root = hangar_home / "trash"
+    # The crashed worker's state: manifest written, the first file moved, item `running`.
+    manifest = trash.move_to_trash(trash_root, "a", [first, second], {"localTaskId": "a"})
+    (trash_root / "a" / manifest["files"][1]["stored"]).rename(second)
+    manifest["state"] = "moving"
+    (trash_root / "a" / "manifest.json").write_text(json.dumps(manifest))
+    with db.write() as conn:
+        conn.execute(
+            "UPDATE delete_queue SET state = 'running', attempts = 1 WHERE local_task_id = 'a'"
+        )
+    worker = DeleteWorker(db, trash_root)
+    assert worker.next_item()["local_task_id"] == "a"  # before the older pending item
+    worker.drain()
+    assert not first.exists() and not second.exists()
+    delete_worker.restore(db, trash_root, "a")
+    assert {p: _digest(p) for p in hashes} == hashes

@@ -201,7 +201,10 @@ class DeleteWorker:
         )
         if row is None:
             return "gone"
-        files = session_files(row)
+        # A manifest means an earlier attempt started (and maybe crashed mid-move): its file
+        # list is the truth, not what is left on disk.
+        resuming = (self.trash_root / task_id / "manifest.json").exists()
+        files = [] if resuming else session_files(row)
         thread_id = _thread_id(row)
         server = self._server() if row["runtime"] == "codex" and thread_id else None
         if server is not None and self._codex_has_delete:
@@ -223,8 +226,9 @@ class DeleteWorker:
                 if not exc.is_unknown_method:
                     raise
                 self._codex_has_delete = False
-                trash.purge(self.trash_root, task_id)
-        if not files:
+                trash.purge(self.trash_root, task_id)  # the copy; the file itself moves below
+                files, resuming = session_files(row), False
+        if not files and not resuming:
             return "hidden"
         trash.move_to_trash(self.trash_root, task_id, files, _task_json(row))
         return "trash"
