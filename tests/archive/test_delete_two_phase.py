@@ -348,3 +348,20 @@ def test_an_item_left_running_by_a_crash_is_finished_first(
     assert not first.exists() and not second.exists()
     delete_worker.restore(db, trash_root, "a")
     assert {p: _digest(p) for p in hashes} == hashes
+
+
+def test_a_copy_whose_original_codex_already_deleted_is_kept(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    """Crash after Codex's thread/delete, resumed without an app-server: the copy stays."""
+    path = _session_file(tmp_path, "c")
+    digest = _digest(path)
+    add_task(db, "c", runtime="codex", source=path, handle={"threadId": "thread-c"})
+    request_delete(db, ["c"])
+    trash_root = hangar_home / "trash"
+    trash.move_to_trash(trash_root, "c", [path], {"localTaskId": "c"}, keep_original=True)
+    path.unlink()  # what Codex's thread/delete did before the crash
+    DeleteWorker(db, trash_root).drain()
+    assert db.read().execute("SELECT state FROM delete_queue").fetchone()[0] == "done"
+    delete_worker.restore(db, trash_root, "c")
+    assert _digest(path) == digest

@@ -226,9 +226,15 @@ class DeleteWorker:
                 if not exc.is_unknown_method:
                     raise
                 self._codex_has_delete = False
-                trash.purge(self.trash_root, task_id)  # the copy; the file itself moves below
-                files, resuming = session_files(row), False
-        if not files and not resuming:
+        entry = self.trash_root / task_id
+        if (entry / "manifest.json").exists():
+            if trash.read_manifest(entry).get("keepOriginal"):
+                # Only a copy was taken for thread/delete, which is not available now: finish
+                # as a move (each original still in place is dropped once its copy verifies).
+                trash.convert_to_move(self.trash_root, task_id)
+            trash.move_to_trash(self.trash_root, task_id, [], _task_json(row))
+            return "trash"
+        if not files:
             return "hidden"
         trash.move_to_trash(self.trash_root, task_id, files, _task_json(row))
         return "trash"

@@ -145,6 +145,16 @@ def move_to_trash(
     return manifest
 
 
+def convert_to_move(trash_root: Path, trash_id: str) -> None:
+    """Turn a copy-only entry into a move: the next :func:`move_to_trash` then drops each
+    original that is still in place, after checking that its copy has the same sha256."""
+    entry = trash_root / trash_id
+    manifest = read_manifest(entry)
+    manifest["keepOriginal"] = False
+    manifest["state"] = "moving"
+    _write_manifest(entry, manifest)
+
+
 def _drop_duplicate(original: Path, stored: Path, sha256: str) -> None:
     """A crash after a cross-device copy but before the unlink: keep one verified copy."""
     if sha256_file(stored)[1] == sha256 and sha256_file(original)[1] == sha256:
