@@ -69,8 +69,14 @@ class SessionWatcher(threading.Thread):
         self._stop.set()
 
     def run(self) -> None:
+        previous: list[Path] | None = None
         while not self._stop.is_set():
             roots = watched_roots(self.hangar_home)
+            if previous is not None and (added := [r for r in roots if r not in previous]):
+                # A new agent home may already hold sessions written before we watched it.
+                paths = [str(r) for r in added]
+                self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths})
+            previous = roots
             if not roots:
                 self._stop.wait(RECHECK_MS / 1000)
                 continue
