@@ -49,3 +49,9 @@ def test_every_agent_of_the_corpus_is_listed_and_grouped(isolated_home: Path) ->
     kinds = {s["cwd"]: s["workspaceKind"] for s in manifest["sessions"]}
     chat = [t for t in tasks if kinds[t["workspacePath"]] == "chat"]
     assert [t["workspaceKind"] for t in chat] == ["chat"]
+    # RW-036..038: the worktree session folds into its repository's project.
+    for session in manifest["sessions"]:
+        task = by_session[(RUNTIME[session["cli"]], session["sessionId"])]
+        assert task["workspaceKind"] == session["workspaceKind"], session
+        if session.get("repositoryRoot"):
+            assert task["groupWorkspacePath"] == session["repositoryRoot"], session

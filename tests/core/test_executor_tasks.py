@@ -269,6 +269,9 @@ def test_workspace_grouping_with_real_worktree(tmp_path: Path) -> None:
     shaped = classify("/gone/repo/.claude/worktrees/fix-7")
     assert (shaped.kind, shaped.worktree_id, shaped.group_workspace_path) == (
         "worktree", "fix-7", "/gone/repo")  # fmt: skip
+    beside = classify("/gone/shop.worktrees/fix-checkout/src")
+    assert (beside.kind, beside.worktree_id, beside.group_workspace_path) == (
+        "worktree", "fix-checkout", "/gone/shop")  # fmt: skip
     assert classify(None).kind == "chat"
 
 

@@ -21,6 +21,8 @@ _CHAT = re.compile(r"/Documents/Codex(?:/|$)")
 _SHAPES = (
     # <repo>/.claude/worktrees/<id>, <repo>/.worktrees/<id>, <repo>/.git/worktrees/<id>
     re.compile(r"^(?P<root>.+?)/(?:\.claude/worktrees|\.worktrees|\.git/worktrees)/(?P<id>[^/]+)"),
+    # <repo>.worktrees/<id>: worktrees kept beside the repository
+    re.compile(r"^(?P<root>.+?)\.worktrees/(?P<id>[^/]+)"),
     # …/worktrees/<id>/<repo> (Codex App, hangar's own layout)
     re.compile(r"^(?P<root>)(?:.*)/worktrees/(?P<id>[^/]+)/[^/]+"),
 )
