@@ -144,7 +144,7 @@ def write_session(home: Path, sid: str, cwd: str, target_bytes: int) -> Path:
 def make_home(root: Path, small: int) -> None:
     for i in range(small):
         write_session(
-            root / "home", f"cccccccc-0000-4000-8000-{i:012d}", f"/work/bench/p{i % 15}", 4000
+            root / "home", f"cccccccc-0000-4000-8000-{i:012d}", f"/srv/bench/p{i % 15}", 4000
         )
 
 
@@ -153,7 +153,7 @@ def add_large_sessions(root: Path, large_mb: float) -> list[str]:
     large = []
     for i in range(3):
         sid = f"bbbbbbbb-0000-4000-8000-{i:012d}"
-        write_session(root / "home", sid, f"/work/bench/large-{i}", int(large_mb * 1e6))
+        write_session(root / "home", sid, f"/srv/bench/large-{i}", int(large_mb * 1e6))
         large.append(sid)
     return large
 

@@ -281,7 +281,7 @@ def session_sizes(rng: random.Random, total: int) -> list[int]:
 
 
 def write_session(root: Path, text: Text, kind: str, number: int, size: int) -> Path:
-    cwd = f"/work/project-{number % 12}"
+    cwd = f"/srv/project-{number % 12}"
     session = str(uuid.UUID(int=text.rng.getrandbits(128), version=4))
     if kind == "codex":
         day = root / ".codex" / "sessions" / "2026" / "10" / f"{1 + number % 28:02d}"
@@ -401,7 +401,7 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
         ]
         appends = []
         for round_ in range(2):
-            turn = claude_turn(text, 999_000 + round_, "/work/project-append", target.stem)
+            turn = claude_turn(text, 999_000 + round_, "/srv/project-append", target.stem)
             appended = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in turn).encode()
             with target.open("ab") as handle:
                 handle.write(appended)

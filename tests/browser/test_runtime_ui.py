@@ -29,7 +29,7 @@ def test_login_open_a_task_and_see_its_checklist(page: Any, live_hub: LiveHub) -
     open_task(page, "Set up the project")
     query = parse_qs(urlparse(page.url).query)
     assert set(query) == {"deviceId", "localTaskId"}
-    assert "/work/projects" not in page.url
+    assert "/srv/projects" not in page.url
     expect(page.locator("#messages article.msg").last).to_contain_text("Found the zebra.")
     strip = page.locator("#checklist-strip")
     expect(strip).to_contain_text("Write the tests")
@@ -122,7 +122,7 @@ class ClaudeSessionFactory:
 
         short = live_hub.sessions["short"]
         session = ClaudeSession(
-            short.home, "55555555-eeee-4eee-8eee-000000000005", "/work/projects/gamma"
+            short.home, "55555555-eeee-4eee-8eee-000000000005", "/srv/projects/gamma"
         )
         session.user("A brand new session").assistant("New here.")
         return "A brand new session"

@@ -117,7 +117,7 @@ class ClaudeSession:
 
 def sample_home(home: Path) -> dict[str, ClaudeSession]:
     """Three sessions: a long one with tools and a checklist, a short one, a worktree one."""
-    long = ClaudeSession(home, "11111111-aaaa-4aaa-8aaa-000000000001", "/work/projects/alpha")
+    long = ClaudeSession(home, "11111111-aaaa-4aaa-8aaa-000000000001", "/srv/projects/alpha")
     long.user("Set up the project").todos([("Read the code", "in_progress"), ("Ship", "pending")])
     long.tool("Bash", {"command": "ls -la"}, "total 0\nREADME.md")
     long.assistant("Project set up.")
@@ -129,14 +129,14 @@ def sample_home(home: Path) -> dict[str, ClaudeSession]:
     short = ClaudeSession(
         home,
         "22222222-bbbb-4bbb-8bbb-000000000002",
-        "/work/projects/beta",
+        "/srv/projects/beta",
         start=BASE_TIME + timedelta(hours=1),
     )
     short.user("Say hello").assistant("Hello!")
     worktree = ClaudeSession(
         home,
         "33333333-cccc-4ccc-8ccc-000000000003",
-        "/work/projects/alpha/.claude/worktrees/feature-x",
+        "/srv/projects/alpha/.claude/worktrees/feature-x",
         start=BASE_TIME + timedelta(hours=2),
     )
     worktree.user("Work on feature x").assistant("Done with x.")

@@ -61,7 +61,7 @@ def test_an_agent_home_created_after_start_is_watched(
             "indexing",
         )
         seen = len(events)
-        session = ClaudeSession(isolated_home, "66666666-ffff-4fff-8fff-000000000006", "/work/new")
+        session = ClaudeSession(isolated_home, "66666666-ffff-4fff-8fff-000000000006", "/srv/new")
         session.user("A first session").assistant("Hello.")
         wait_until(
             lambda: any(e["event"] == "runtime.changed" and e.get("paths") for e in events[seen:]),

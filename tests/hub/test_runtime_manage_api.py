@@ -83,7 +83,7 @@ def test_archive_moves_a_task_to_the_archived_list_and_back(
     assert [i["title"] for i in archived["items"]] == ["Work on feature x"]
     assert archived["projectGroups"] == [
         {
-            "projectId": project_id(task["deviceId"], "/work/projects/alpha"),
+            "projectId": project_id(task["deviceId"], "/srv/projects/alpha"),
             "projectName": "alpha",
             "count": 1,
         }
@@ -100,7 +100,7 @@ def test_archive_project_archives_every_task_of_it(
     client: TestClient, sessions: dict[str, ClaudeSession]
 ) -> None:
     task = tasks(client)["Set up the project"]
-    pid = project_id(task["deviceId"], "/work/projects/alpha")
+    pid = project_id(task["deviceId"], "/srv/projects/alpha")
     reply = post(
         client,
         "/archived-conversations/archive-project",

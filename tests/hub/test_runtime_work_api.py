@@ -46,14 +46,14 @@ def test_list_groups_projects_worktrees_and_conversations(
     projects = {p["name"]: p for p in body["projects"]}
     assert set(projects) == {"alpha", "beta"}
     alpha = projects["alpha"]
-    assert alpha["workspacePath"] == "/work/projects/alpha"
+    assert alpha["workspacePath"] == "/srv/projects/alpha"
     titles = [t["title"] for t in alpha["tasks"]]
     assert titles == ["Work on feature x", "Set up the project"]  # newest first
     worktree = alpha["tasks"][0]
     assert worktree["workspaceKind"] == "worktree"
     assert worktree["worktreeId"] == "feature-x"
     assert worktree["workspacePath"].endswith("/.claude/worktrees/feature-x")
-    assert worktree["groupWorkspacePath"] == "/work/projects/alpha"
+    assert worktree["groupWorkspacePath"] == "/srv/projects/alpha"
     assert alpha["tasks"][1]["workspaceKind"] == "workspace"
     assert [t["title"] for t in body["conversations"]] == ["Just a chat"]
     every = [t for p in body["projects"] for t in p["tasks"]] + body["conversations"]
