@@ -5,9 +5,11 @@ Regenerate with ``UPDATE_SNAPSHOTS=1``; the fixture files are never copied here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,9 +33,25 @@ def _name(relative: str) -> str:
     return relative.replace("/", "__").removesuffix(".jsonl") + ".json"
 
 
+LONG = 240
+
+
+def abbreviated(data: Any) -> Any:
+    """Long strings kept as head, length, digest and tail: the snapshot still changes when
+    any character does, without repeating the fixture's text in the project."""
+    if isinstance(data, str) and len(data) > LONG:
+        digest = hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        return f"{data[:120]}…[{len(data)} chars, sha256 {digest}]…{data[-60:]}"
+    if isinstance(data, list):
+        return [abbreviated(item) for item in data]
+    if isinstance(data, dict):
+        return {key: abbreviated(value) for key, value in data.items()}
+    return data
+
+
 def check_snapshot(name: str, data: object) -> None:
     path = SNAPSHOTS / name
-    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(abbreviated(data), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
         if os.environ.get("UPDATE_SNAPSHOTS") != "1":
             pytest.fail(f"missing snapshot {name}; run with UPDATE_SNAPSHOTS=1")
