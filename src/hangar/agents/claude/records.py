@@ -10,7 +10,9 @@ from typing import Any
 
 import msgspec
 
-RAW_NULL = msgspec.Raw(b"null")
+from hangar.agents.loose_fields import RAW_NULL as RAW_NULL
+from hangar.agents.loose_fields import raw_value as raw_value
+from hangar.agents.loose_fields import text_or_none as text_or_none
 
 
 class ContentBlock(msgspec.Struct):
@@ -125,7 +127,6 @@ def tool_use_result(raw: msgspec.Raw) -> ToolUseResult | None:
 LINE = msgspec.json.Decoder(Line)
 LOOSE_LINE = msgspec.json.Decoder(LooseLine)
 PEEK = msgspec.json.Decoder(Peek)
-ANY = msgspec.json.Decoder()
 
 
 def normalize_blocks(content: Any) -> str | list[ContentBlock] | None:
@@ -175,14 +176,3 @@ def decode_line(line: bytes) -> Line:
         loose = LOOSE_LINE.decode(line)
     fields = {f: getattr(loose, f) for f in Line.__struct_fields__ if f != "message"}
     return Line(**fields, message=_message(loose.message))
-
-
-def raw_value(raw: msgspec.Raw) -> Any:
-    try:
-        return ANY.decode(raw)
-    except msgspec.DecodeError:
-        return None
-
-
-def text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None

@@ -11,7 +11,9 @@ from typing import Any
 
 import msgspec
 
-RAW_NULL = msgspec.Raw(b"null")
+from hangar.agents.loose_fields import RAW_NULL as RAW_NULL
+from hangar.agents.loose_fields import raw_value as raw_value
+from hangar.agents.loose_fields import text_or_none as text_or_none
 
 
 class Envelope(msgspec.Struct):
@@ -161,17 +163,3 @@ TURN_CONTEXT = msgspec.json.Decoder(TurnContext)
 RESPONSE_ITEM = msgspec.json.Decoder(ResponseItem)
 COMPACTED = msgspec.json.Decoder(Compacted)
 EVENT_MSG = msgspec.json.Decoder(EventMsg)
-ANY = msgspec.json.Decoder()
-
-
-def raw_value(raw: msgspec.Raw) -> Any:
-    """Decode a ``Raw`` field; invalid content decodes to ``None``."""
-    try:
-        return ANY.decode(raw)
-    except msgspec.DecodeError:
-        return None
-
-
-def text_or_none(value: Any) -> str | None:
-    """``value`` if it is a non-empty string (fixtures and old versions put odd types here)."""
-    return value if isinstance(value, str) and value else None
