@@ -31,7 +31,7 @@ only for new or changed files, so a re-list after nothing changed opens no trans
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -127,6 +127,14 @@ class AgentStore(ABC):
     def session_paths(self) -> Iterator[Path] | None:
         """Every session file, from directory listings only; ``None`` if not supported."""
         return None
+
+    def describe_each(self, paths: Iterable[Path]) -> Iterator[SessionSource]:
+        """:meth:`describe` of each path, leaving out those that are not sessions: the
+        :meth:`discover` of a store whose :meth:`session_paths` names every session."""
+        for path in paths:
+            source = self.describe(path)
+            if source is not None:
+                yield source
 
     def describe(self, path: Path) -> SessionSource | None:
         """The session stored at ``path`` (head/tail reads), or ``None`` if it is not one."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,9 @@ from hangar.agents.message_log import (
     as_int,
     as_map,
     as_str,
+    decoded_arguments,
+    iso_from_seconds,
+    iso_mtime,
     text_of,
     title_from,
     tool_kind,
@@ -58,14 +60,6 @@ _STATUS = {
 }
 
 
-def _iso_mtime(path: Path) -> str | None:
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
-        return None
-    return datetime.fromtimestamp(stamp, tz=UTC).isoformat().replace("+00:00", "Z")
-
-
 def _iso(value: object) -> str | None:
     """``sessions.json`` ``dateCreated``: epoch milliseconds (a number or a digit string,
     as 1.5.47 writes it) or an ISO string."""
@@ -74,7 +68,7 @@ def _iso(value: object) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
+        return iso_from_seconds(value / 1000)
     return None
 
 
@@ -104,15 +98,6 @@ def _title(value: object) -> str | None:
     """cn's placeholder title (headless sessions keep it) is no title."""
     title = as_str(value)
     return None if title in (None, "", "Untitled Session") else title
-
-
-def _arguments(raw: object) -> Any:
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
 
 
 def _output(state: Mapping[str, Any]) -> str | None:
@@ -217,7 +202,7 @@ class _Session:
         block = ToolBlock(
             tool_use_id=call_id or "",
             name=name,
-            input=parsed if parsed is not None else _arguments(raw_args),
+            input=parsed if parsed is not None else decoded_arguments(raw_args),
             output=_output(state) if state else None,
             status=status,  # type: ignore[arg-type]
             is_error=status == "failed",
@@ -269,10 +254,7 @@ class ContinueStore(AgentStore):
                 yield path
 
     def discover(self) -> Iterator[SessionSource]:
-        for path in self.session_paths():
-            source = self.describe(path)
-            if source is not None:
-                yield source
+        return self.describe_each(self.session_paths())
 
     def _index(self) -> dict[str, JsonObject]:
         """``sessions.json``, read again only when it changed (cn rewrites it per update)."""
@@ -300,7 +282,7 @@ class ContinueStore(AgentStore):
             title=_title(entry.get("title")) or _first_request(path),
             workspace_path=as_str(entry.get("workspaceDirectory")),
             created_at=_iso(entry.get("dateCreated")),
-            updated_at=_iso_mtime(path),
+            updated_at=iso_mtime(path),
         )
 
     def load(self, source: SessionSource) -> LoadedSession:
@@ -329,7 +311,7 @@ class ContinueStore(AgentStore):
         summary = SessionSummary(
             title=title,
             workspace_path=as_str(info.get("workspaceDirectory")),
-            updated_at=_iso_mtime(source.path),
+            updated_at=iso_mtime(source.path),
             model=model or as_str(info.get("chatModelTitle")),
             message_count=len(messages),
             # The transcript's current list is the latest turn's own (CL-011, CL-064).

@@ -9,7 +9,6 @@ a sub-agent carry ``parentToolCallId`` and become the ``children`` of that tool 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from hangar.agents.message_log import (
     as_map,
     as_str,
     decode_object,
+    decoded_arguments,
     head_tail_records,
     output_text,
     title_from,
@@ -58,15 +58,6 @@ _IGNORED = {
     "assistant.turn_end",
     "subagent.completed",
 }
-
-
-def _arguments(raw: object) -> Any:
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
 
 
 class CopilotProjector(TranscriptProjector):
@@ -198,7 +189,7 @@ class CopilotProjector(TranscriptProjector):
             block = ToolBlock(
                 call_id,
                 name,
-                _arguments(request.get("arguments")),
+                decoded_arguments(request.get("arguments")),
                 status="running",
                 kind=tool_kind(name),
             )
@@ -223,7 +214,11 @@ class CopilotProjector(TranscriptProjector):
             return
         name = as_str(data.get("toolName")) or "tool"
         block = ToolBlock(
-            call_id, name, _arguments(data.get("arguments")), status="running", kind=tool_kind(name)
+            call_id,
+            name,
+            decoded_arguments(data.get("arguments")),
+            status="running",
+            kind=tool_kind(name),
         )
         target = self._target(event_id, when, data)
         self._add(target, block, as_str(data.get("parentToolCallId")))
@@ -298,10 +293,7 @@ class CopilotStore(AgentStore):
         return self._files()
 
     def discover(self) -> Iterator[SessionSource]:
-        for path in self._files():
-            source = self.describe(path)
-            if source is not None:
-                yield source
+        return self.describe_each(self._files())
 
     def describe(self, path: Path) -> SessionSource | None:
         nested = path.name == "events.jsonl"

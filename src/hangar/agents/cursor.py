@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from hangar.agents.message_log import (
     as_str,
     decode_object,
     head_tail_records,
+    iso_mtime,
     text_of,
     title_from,
     tool_kind,
@@ -184,14 +184,6 @@ class CursorProjector(TranscriptProjector):
         )
 
 
-def _mtime(path: Path) -> str | None:
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
-        return None
-    return datetime.fromtimestamp(stamp, tz=UTC).isoformat().replace("+00:00", "Z")
-
-
 def _workspace(project_dir: Path) -> str | None:
     """Cursor encodes the workspace path with ``-`` for ``/``; ambiguous, so only a folder
     that exists under the decoded path is believed."""
@@ -216,10 +208,7 @@ class CursorStore(AgentStore):
                 yield from sorted((folder / "subagents").glob("*.jsonl"))
 
     def discover(self) -> Iterator[SessionSource]:
-        for path in self.session_paths():
-            source = self.describe(path)
-            if source is not None:
-                yield source
+        return self.describe_each(self.session_paths())
 
     def describe(self, path: Path) -> SessionSource | None:
         if path.parent.name == "subagents":
@@ -251,7 +240,7 @@ class CursorStore(AgentStore):
             runtime_handle={"sessionId": session_id},
             title=title,
             workspace_path=workspace,
-            updated_at=_mtime(path),
+            updated_at=iso_mtime(path),
             parent_session_id=parent,
         )
 

@@ -272,10 +272,7 @@ class GeminiStore(AgentStore):
         return self._files()
 
     def discover(self) -> Iterator[SessionSource]:
-        for path in self.session_paths():
-            source = self.describe(path)
-            if source is not None:
-                yield source
+        return self.describe_each(self.session_paths())
 
     def describe(self, path: Path) -> SessionSource | None:
         fields = _head_fields(path)

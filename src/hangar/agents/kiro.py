@@ -28,6 +28,7 @@ from hangar.agents.message_log import (
     output_text,
     tool_kind,
 )
+from hangar.agents.peek import stat_marks
 from hangar.agents.registry import register_store
 from hangar.model import TextBlock, ToolBlock
 
@@ -223,14 +224,7 @@ class KiroStore(AgentStore):
 
     def change_marker(self, source: SessionSource) -> object:
         """The SQLite ``-wal`` file's (size, mtime), where a live writer's rows land."""
-        marks: list[object] = []
-        for path in (source.path.with_name(source.path.name + "-wal"),):
-            try:
-                stat = path.stat()
-                marks.append((stat.st_size, stat.st_mtime_ns))
-            except OSError:
-                marks.append(None)
-        return tuple(marks)
+        return stat_marks([source.path.with_name(source.path.name + "-wal")])
 
     def load(self, source: SessionSource) -> LoadedSession:
         if source.path.suffix == ".json":

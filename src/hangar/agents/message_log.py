@@ -176,14 +176,28 @@ def decode_object(line: bytes | str, skipped: SkipCounter) -> JsonObject | None:
     return value
 
 
+def iso_from_seconds(seconds: float) -> str:
+    """Epoch seconds as an ISO-8601 UTC string ending in ``Z``."""
+    return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
 def iso_from_millis(value: object) -> str | None:
     """Epoch milliseconds (OpenCode, Kiro) as an ISO-8601 UTC string."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
+        return iso_from_seconds(value / 1000)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def iso_mtime(path: Path) -> str | None:
+    """A file's modification time as an ISO-8601 UTC string; ``None`` if it cannot be read."""
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        return None
+    return iso_from_seconds(stamp)
 
 
 def text_of(value: object) -> str:
@@ -237,6 +251,17 @@ def as_str(value: object) -> str | None:
 
 def as_int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def decoded_arguments(raw: object) -> Any:
+    """Tool-call arguments: a JSON string decoded (kept as text if it is not JSON), any
+    other value as it is."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
 
 
 def output_text(value: object) -> str | None:

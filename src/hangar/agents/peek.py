@@ -1,12 +1,14 @@
-"""Cheap reads for discovery: the first lines and the last lines of a file, read-only.
+"""Cheap reads for discovery: the first lines and the last lines of a file, read-only, and
+the stat marks that tell a change.
 
-Both read a bounded number of bytes (``.zst`` files are decompressed as a stream for the head;
-their tail is not read). Incomplete lines at the cut are dropped.
+Both line reads read a bounded number of bytes (``.zst`` files are decompressed as a stream
+for the head; their tail is not read). Incomplete lines at the cut are dropped.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import zstandard
@@ -42,3 +44,16 @@ def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:
     if start > 0:
         lines = lines[1:]
     return [line for line in lines if line.strip()]
+
+
+def stat_marks(paths: Iterable[Path]) -> tuple[object, ...]:
+    """``(size, mtime_ns)`` of each path, ``None`` for one that cannot be stat'ed: a
+    :meth:`~hangar.agents.base.AgentStore.change_marker` from stat calls only."""
+    marks: list[object] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+            marks.append((stat.st_size, stat.st_mtime_ns))
+        except OSError:
+            marks.append(None)
+    return tuple(marks)

@@ -251,10 +251,7 @@ class QwenStore(AgentStore):
         yield from sorted(projects.glob("*/chats/archive/*.jsonl"))
 
     def discover(self) -> Iterator[SessionSource]:
-        for path in self.session_paths():
-            source = self.describe(path)
-            if source is not None:
-                yield source
+        return self.describe_each(self.session_paths())
 
     def describe(self, path: Path) -> SessionSource | None:
         archived = path.parent.name == "archive"

@@ -9,7 +9,6 @@ first prompt in the head.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -17,6 +16,7 @@ import msgspec
 from hangar.agents.base import SessionSource
 from hangar.agents.claude import records as r
 from hangar.agents.claude.prompts import user_content
+from hangar.agents.message_log import iso_from_seconds
 from hangar.agents.peek import head_lines, tail_lines
 
 
@@ -84,15 +84,10 @@ def describe_session(path: Path) -> SessionSource:
         title=title,
         workspace_path=cwd,
         created_at=created,
-        updated_at=updated or _mtime_iso(path),
+        updated_at=updated or iso_from_seconds(path.stat().st_mtime),
         model=model,
         parent_session_id=(parent or "unknown") if is_child else None,
     )
-
-
-def _mtime_iso(path: Path) -> str:
-    mtime = path.stat().st_mtime
-    return datetime.fromtimestamp(mtime, UTC).isoformat().replace("+00:00", "Z")
 
 
 def child_path(session_path: Path, agent_id: str) -> Path | None:

@@ -16,6 +16,7 @@ import msgspec
 from hangar.agents.base import SessionSource
 from hangar.agents.codex import records as r
 from hangar.agents.codex.context import visible_request
+from hangar.agents.message_log import iso_from_seconds
 from hangar.agents.peek import head_lines, tail_lines
 from hangar.agents.tool_output import content_text
 
@@ -105,7 +106,7 @@ def describe_rollout(path: Path, home: Path) -> SessionSource:
     thread_id = thread_id_from_name(path) or meta.id or meta.session_id or path.stem
     archived = path.parent.name == "archived_sessions"
     if updated_at is None:
-        updated_at = _mtime_iso(path)
+        updated_at = iso_from_seconds(path.stat().st_mtime)
     return SessionSource(
         runtime="codex",
         session_id=thread_id,
@@ -135,10 +136,3 @@ def _first_request(envelope: r.Envelope) -> str | None:
     if visible is None or not visible.text:
         return None
     return visible.text.splitlines()[0][:120]
-
-
-def _mtime_iso(path: Path) -> str:
-    from datetime import UTC, datetime
-
-    mtime = path.stat().st_mtime
-    return datetime.fromtimestamp(mtime, UTC).isoformat().replace("+00:00", "Z")

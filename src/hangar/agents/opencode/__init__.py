@@ -16,6 +16,7 @@ from hangar.agents.base import AgentStore, LoadedSession, SessionSource, Session
 from hangar.agents.message_log import JsonObject, SkipCounter, as_map, as_str, iso_from_millis
 from hangar.agents.opencode import json_store, sqlite_store
 from hangar.agents.opencode.project import RawSession, project_session
+from hangar.agents.peek import stat_marks
 from hangar.agents.registry import register_store
 
 RUNTIME = "opencode"
@@ -83,14 +84,7 @@ class OpenCodeStore(AgentStore):
                 storage / "message" / source.session_id,
                 storage / "todo" / f"{source.session_id}.json",
             ]
-        marks: list[object] = []
-        for path in paths:
-            try:
-                stat = path.stat()
-                marks.append((stat.st_size, stat.st_mtime_ns))
-            except OSError:
-                marks.append(None)
-        return tuple(marks)
+        return stat_marks(paths)
 
     def load(self, source: SessionSource) -> LoadedSession:
         raw: RawSession | None
