@@ -15,6 +15,7 @@ from collections import Counter
 
 from hangar.agents.base import ProjectionDelta, TranscriptProjector
 from hangar.model import Message
+from hangar.model.messages import MessageStatus
 
 
 class TurnState:
@@ -22,6 +23,10 @@ class TurnState:
 
     first_index: int = 0
     count: int = 0
+
+    @abstractmethod
+    def status(self, is_last: bool) -> MessageStatus:
+        """The status of this turn's reply (``streaming`` only while it is the last)."""
 
     @abstractmethod
     def render(self, first_index: int, is_last: bool) -> list[Message]:
@@ -73,6 +78,19 @@ class TurnProjector(TranscriptProjector):
         position = len(self.turns) - 1
         self.touch(max(0, position - 1))
         return position
+
+    @property
+    def last_position(self) -> int | None:
+        """Position of the last turn in :attr:`turns`, ``None`` before the first."""
+        return len(self.turns) - 1 if self.turns else None
+
+    def session_status(self) -> str:
+        """The session's status for its summary: its last turn's, ``running`` while that
+        turn streams, ``done`` before any turn."""
+        if not self.turns:
+            return "done"
+        status = self.turns[-1].status(True)
+        return "running" if status == "streaming" else status
 
     def skip(self, kind: str) -> None:
         self.skipped[kind] += 1

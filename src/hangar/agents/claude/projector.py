@@ -250,18 +250,14 @@ class ClaudeProjector(TurnProjector):
         for kind in ("custom-title", "ai-title", "summary"):
             title = title or self.titles.get(kind)
         title = title or (self.first_prompt.splitlines()[0][:120] if self.first_prompt else None)
-        last = self.turns[-1] if self.turns else None
-        status = "done"
-        if isinstance(last, ClaudeTurn):
-            status = {"streaming": "running"}.get(last.status(True), last.status(True))
-        checklist = self.checklists.current(len(self.turns) - 1 if self.turns else None)
+        checklist = self.checklists.current(self.last_position)
         return SessionSummary(
             title=title,
             workspace_path=self.cwd,
             created_at=self.first_timestamp,
             updated_at=self.last_timestamp,
             model=self.model,
-            status=status,
+            status=self.session_status(),
             message_count=self.message_count,
             checklist=checklist,
             context_usage=self.context_usage,

@@ -554,18 +554,14 @@ class CodexProjector(TurnProjector):
     # -------------------------------------------------------------- summary
     def summary(self) -> SessionSummary:
         meta = self.meta
-        last = self.turns[-1] if self.turns else None
-        status = "done"
-        if isinstance(last, CodexTurn):
-            status = {"streaming": "running"}.get(last.status(True), last.status(True))
-        checklist = self.checklists.current(len(self.turns) - 1 if self.turns else None)
+        checklist = self.checklists.current(self.last_position)
         return SessionSummary(
             title=self.title,
             workspace_path=meta.cwd if meta else None,
             created_at=(meta.timestamp if meta else None) or self.first_timestamp,
             updated_at=self.last_timestamp,
             model=self.model,
-            status=status,
+            status=self.session_status(),
             message_count=self.message_count,
             checklist=checklist,
             context_usage=self.context_usage,
