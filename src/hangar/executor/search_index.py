@@ -200,7 +200,7 @@ class SearchIndexer:
         self.drop_orphans()
         todo = self.pending()
         state = IndexProgress(tasks_total=len(todo))
-        sizes = [_size(row["source_path"]) for row in todo]
+        sizes = [source_size(row["source_path"]) for row in todo]
         state.total_bytes = sum(sizes)
         if progress:
             progress(state)
@@ -389,7 +389,8 @@ def _first_changed(previous: list[Message], current: list[Message]) -> int:
     return len(current)
 
 
-def _size(path: str | None) -> int:
+def source_size(path: str | None) -> int:
+    """Bytes of a task's source file (its ``source_path``); 0 when unset or unreadable."""
     if not path:
         return 0
     try:

@@ -21,7 +21,7 @@ from hangar.agents.codex_appserver import CodexAppServer
 from hangar.executor.cleanup import ManagedRoots
 from hangar.executor.codex_control import AppServerFactory, CodexControl, default_codex_factory
 from hangar.executor.delete_worker import DeleteWorker
-from hangar.executor.search_index import IndexProgress, SearchIndexer
+from hangar.executor.search_index import IndexProgress, SearchIndexer, source_size
 from hangar.executor.task_lifecycle import Lifecycle
 from hangar.paths import agent_homes
 
@@ -95,7 +95,7 @@ class TaskServices:
         pending = self.indexer.pending()
         if not pending:
             return None
-        size = sum(_size(row["source_path"]) for row in pending)
+        size = sum(source_size(row["source_path"]) for row in pending)
         if size <= FOREGROUND_INDEX_BYTES:
             self.sync_index()
             return None
@@ -127,15 +127,6 @@ class TaskServices:
     def close(self) -> None:
         if self._delete_started:
             self.deleter.stop()
-
-
-def _size(path: str | None) -> int:
-    if not path:
-        return 0
-    try:
-        return Path(path).stat().st_size
-    except OSError:
-        return 0
 
 
 _SERVICES: weakref.WeakKeyDictionary[Executor, TaskServices] = weakref.WeakKeyDictionary()
