@@ -32,8 +32,8 @@ from hangar.agents.message_log import (
     decoded_arguments,
     head_tail_records,
     output_text,
+    running_tool,
     title_from,
-    tool_kind,
 )
 from hangar.agents.registry import register_store
 from hangar.model import Attachment, Message, TextBlock, ThinkingBlock, ToolBlock, Usage
@@ -185,13 +185,10 @@ class CopilotProjector(TranscriptProjector):
             call_id = as_str(request.get("toolCallId")) or ""
             if call_id in self.log.tools or call_id in self.children:
                 continue
-            name = as_str(request.get("name")) or "tool"
-            block = ToolBlock(
+            block = running_tool(
                 call_id,
-                name,
+                as_str(request.get("name")),
                 decoded_arguments(request.get("arguments")),
-                status="running",
-                kind=tool_kind(name),
             )
             self._add(target, block, parent_call)
         tokens = as_int(data.get("outputTokens"))
@@ -212,13 +209,8 @@ class CopilotProjector(TranscriptProjector):
         call_id = as_str(data.get("toolCallId")) or event_id
         if call_id in self.log.tools or call_id in self.children:
             return
-        name = as_str(data.get("toolName")) or "tool"
-        block = ToolBlock(
-            call_id,
-            name,
-            decoded_arguments(data.get("arguments")),
-            status="running",
-            kind=tool_kind(name),
+        block = running_tool(
+            call_id, as_str(data.get("toolName")), decoded_arguments(data.get("arguments"))
         )
         target = self._target(event_id, when, data)
         self._add(target, block, as_str(data.get("parentToolCallId")))

@@ -36,9 +36,9 @@ from hangar.agents.message_log import (
     decode_object,
     head_tail_records,
     iso_mtime,
+    running_tool,
     text_of,
     title_from,
-    tool_kind,
 )
 from hangar.agents.registry import register_store
 from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
@@ -135,11 +135,8 @@ class CursorProjector(TranscriptProjector):
             elif kind == "thinking" and isinstance(block.get("thinking"), str):
                 self.log.add_block(target, ThinkingBlock(block["thinking"]))
             elif kind in _TOOL_USE:
-                name = as_str(block.get("name")) or "tool"
                 call_id = as_str(block.get("id")) or f"line-{self.line}-{n}"
-                tool = ToolBlock(
-                    call_id, name, block.get("input"), status="running", kind=tool_kind(name)
-                )
+                tool = running_tool(call_id, as_str(block.get("name")), block.get("input"))
                 if tool.kind == "subagent" and self.subagents is not None:
                     tool.children = self._child(block.get("input"))
                 self.log.add_block(target, tool)

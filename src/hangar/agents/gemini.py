@@ -12,7 +12,6 @@ read incrementally with :class:`GeminiJsonlProjector`, legacy JSON files by sign
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -33,6 +32,7 @@ from hangar.agents.message_log import (
     as_int,
     as_map,
     as_str,
+    decode_document,
     decode_object,
     head_tail_records,
     output_text,
@@ -339,14 +339,8 @@ def load_conversation(data: bytes) -> LoadedSession:
     """A legacy ``ConversationRecord`` (or its older ``history`` shape)."""
     skipped = SkipCounter()
     projection = _Projection(skipped)
-    try:
-        record = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        skipped.add("invalid_json")
-        record = None
-    if not isinstance(record, dict):
-        if record is not None:
-            skipped.add("not_an_object")
+    record = decode_document(data, skipped)
+    if record is None:
         return LoadedSession([], _summary({}, projection, skipped))
     entries = record.get("messages")
     if not isinstance(entries, list):

@@ -11,7 +11,6 @@ rewritten whole, so the store is signature-based. A payload's ``history`` is a l
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -24,13 +23,14 @@ from hangar.agents.message_log import (
     SkipCounter,
     as_map,
     as_str,
+    decode_document,
     iso_from_millis,
     output_text,
-    tool_kind,
+    running_tool,
 )
 from hangar.agents.peek import stat_marks
 from hangar.agents.registry import register_store
-from hangar.model import TextBlock, ToolBlock
+from hangar.model import TextBlock
 
 RUNTIME = "kiro"
 BUSY_TIMEOUT_MS = 2000
@@ -53,14 +53,8 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
 def parse_payload(data: bytes | str) -> LoadedSession:
     """A conversation payload (one ``value`` or one session file) as messages."""
     skipped = SkipCounter()
-    try:
-        payload = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        skipped.add("invalid_json")
-        payload = None
-    if not isinstance(payload, dict):
-        if payload is not None:
-            skipped.add("not_an_object")
+    payload = decode_document(data, skipped)
+    if payload is None:
         return LoadedSession([], SessionSummary(skipped=skipped.counts))
     log = MessageLog()
     conv = as_str(payload.get("conversation_id")) or "conversation"
@@ -151,13 +145,8 @@ def _assistant(
         log.add_block(message, TextBlock(text))
     for use in body.get("tool_uses") or []:
         if isinstance(use, Mapping):
-            name = as_str(use.get("name")) or "tool"
-            block = ToolBlock(
-                as_str(use.get("id")) or "",
-                name,
-                use.get("args"),
-                status="running",
-                kind=tool_kind(name),
+            block = running_tool(
+                as_str(use.get("id")) or "", as_str(use.get("name")), use.get("args")
             )
             log.add_block(message, block)
 

@@ -176,6 +176,22 @@ def decode_object(line: bytes | str, skipped: SkipCounter) -> JsonObject | None:
     return value
 
 
+def decode_document(data: bytes | str, skipped: SkipCounter) -> JsonObject | None:
+    """A whole file (or stored value) that must hold one JSON object, or ``None`` when it
+    does not: counted as ``invalid_json`` or ``not_an_object`` (a bare ``null`` is not
+    counted)."""
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        skipped.add("invalid_json")
+        return None
+    if not isinstance(value, dict):
+        if value is not None:
+            skipped.add("not_an_object")
+        return None
+    return value
+
+
 def iso_from_seconds(seconds: float) -> str:
     """Epoch seconds as an ISO-8601 UTC string ending in ``Z``."""
     return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
@@ -306,3 +322,10 @@ _KINDS = {
 def tool_kind(name: str) -> str | None:
     """A coarse display category from a tool name (see :class:`ToolBlock.kind`)."""
     return _KINDS.get(name.lower())
+
+
+def running_tool(call_id: str, name: str | None, tool_input: Any) -> ToolBlock:
+    """The block of a tool call whose result has not been read yet (``tool`` when the
+    record names no tool)."""
+    name = name or "tool"
+    return ToolBlock(call_id, name, tool_input, status="running", kind=tool_kind(name))

@@ -31,11 +31,11 @@ from hangar.agents.message_log import (
     as_map,
     as_str,
     output_text,
+    running_tool,
     title_from,
-    tool_kind,
 )
 from hangar.agents.registry import register_store
-from hangar.model import CompactionBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
+from hangar.model import CompactionBlock, TextBlock, ThinkingBlock, Usage
 from hangar.model.messages import UnknownBlock
 
 RUNTIME = "qwen"
@@ -150,13 +150,8 @@ class QwenProjector(TranscriptProjector):
         for part in _parts(record):
             call = part.get("functionCall")
             if isinstance(call, Mapping):
-                name = as_str(call.get("name")) or "tool"
-                block = ToolBlock(
-                    as_str(call.get("id")) or uuid,
-                    name,
-                    call.get("args"),
-                    status="running",
-                    kind=tool_kind(name),
+                block = running_tool(
+                    as_str(call.get("id")) or uuid, as_str(call.get("name")), call.get("args")
                 )
                 self.log.add_block(target, block)
             elif isinstance(part.get("text"), str) and part["text"]:
