@@ -17,7 +17,6 @@ message and marks the row done, so a crash never produces a comment twice.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -29,6 +28,7 @@ from sqlalchemy.engine import Connection, Engine
 from hangar.hub import schema
 from hangar.hub.context import HubContext
 from hangar.hub.local_runs_repo import _WRITE_LOCK, now
+from hangar.hub.periodic import PeriodicWorker
 from hangar.hub.sweeper import SweeperWorker
 from hangar.hub.workspace_repo import Workspace
 
@@ -171,29 +171,18 @@ def _aware(value: Any) -> Any:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-class OutboxWorker:
+class OutboxWorker(PeriodicWorker):
     """Runs :func:`process_batch` every ``interval`` seconds on a daemon thread."""
 
     def __init__(
         self, engine: Engine, workspace: Workspace, publish: Publish, interval: float = 0.5
     ) -> None:
+        super().__init__("hangar-outbox", interval)
         self._engine, self._workspace, self._publish = engine, workspace, publish
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="hangar-outbox", daemon=True)
 
-    def start(self) -> OutboxWorker:
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            while process_batch(self._engine, self._workspace, self._publish) >= BATCH:
-                pass
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
+    def step(self) -> None:
+        while process_batch(self._engine, self._workspace, self._publish) >= BATCH:
+            pass
 
 
 def start_local_run_workers(ctx: HubContext) -> list[OutboxWorker | SweeperWorker]:

@@ -6,7 +6,6 @@ would otherwise stay "running" forever. The error says why, so the user is not l
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,6 +15,7 @@ from sqlalchemy.engine import Engine
 
 from hangar.hub import schema
 from hangar.hub.local_runs_repo import _WRITE_LOCK, now
+from hangar.hub.periodic import PeriodicWorker
 
 SILENCE = 150.0
 INTERVAL = 30.0
@@ -45,7 +45,7 @@ def sweep(engine: Engine, at: datetime | None = None, silence: float = SILENCE) 
     return stale
 
 
-class SweeperWorker:
+class SweeperWorker(PeriodicWorker):
     """Calls :func:`sweep` every ``interval`` seconds on a daemon thread."""
 
     def __init__(
@@ -55,20 +55,10 @@ class SweeperWorker:
         interval: float = INTERVAL,
         silence: float = SILENCE,
     ) -> None:
+        super().__init__("hangar-sweeper", interval)
         self._engine, self._publish = engine, publish
-        self._interval, self._silence = interval, silence
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="hangar-sweeper", daemon=True)
+        self._silence = silence
 
-    def start(self) -> SweeperWorker:
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            for run_id in sweep(self._engine, silence=self._silence):
-                self._publish("local_run.changed", {"runId": run_id, "status": "failed"})
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
+    def step(self) -> None:
+        for run_id in sweep(self._engine, silence=self._silence):
+            self._publish("local_run.changed", {"runId": run_id, "status": "failed"})
