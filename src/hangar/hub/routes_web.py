@@ -8,8 +8,6 @@ with ``beforeIndex``. Everything the user wrote or an agent produced is escaped 
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Form, Query
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -18,6 +16,7 @@ from hangar.hub import routes_runtime_work
 from hangar.hub.context import Hub, hub_of
 from hangar.hub.rendering import render
 from hangar.hub.routes_web_issues import router as issues_router
+from hangar.hub.web_page import page
 from hangar.hub.web_session import (
     check_form_csrf,
     clear_session_cookie,
@@ -29,18 +28,6 @@ from hangar.transcripts.paging import encode_cursor
 
 router = APIRouter(include_in_schema=False)
 router.include_router(issues_router)
-
-
-def page(request: Request, session_id: str, name: str, **context: Any) -> HTMLResponse:
-    ctx = hub_of(request)
-    html = render(
-        name,
-        csrf_token=ctx.auth.csrf_token(session_id),
-        workspace=ctx.workspace,
-        path=request.url.path,
-        **context,
-    )
-    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/")

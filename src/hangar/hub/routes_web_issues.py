@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from hangar.errors import HangarError, UsageError
 from hangar.hub import comments_repo, issues_repo, local_runs_repo, workspace_repo
 from hangar.hub.context import Hub, hub_of
-from hangar.hub.rendering import render
+from hangar.hub.web_page import page
 from hangar.hub.web_session import check_form_csrf, require_session
 
 router = APIRouter(include_in_schema=False)
@@ -27,19 +27,35 @@ FIELDS = ("title", "description", "status", "priority", "projectId", "assigneeId
 
 def _page(request: Request, session_id: str, name: str, **context: Any) -> HTMLResponse:
     ctx = hub_of(request)
-    html = render(
+    return page(
+        request,
+        session_id,
         name,
-        csrf_token=ctx.auth.csrf_token(session_id),
-        workspace=ctx.workspace,
-        path=request.url.path,
         statuses=issues_repo.STATUSES,
         priorities=issues_repo.PRIORITIES,
         projects=workspace_repo.list_projects(ctx.engine, ctx.workspace),
         members=workspace_repo.list_members(ctx.engine, ctx.workspace),
         **context,
     )
-    status = int(context.get("status_code", 200))
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _form_again(
+    request: Request,
+    session_id: str,
+    issue: dict[str, Any] | None,
+    form: FormData,
+    exc: HangarError,
+) -> HTMLResponse:
+    """The issue form shown again with the user's input and why it was refused."""
+    return _page(
+        request,
+        session_id,
+        "issue_form.html",
+        issue=issue,
+        form=dict(form),
+        error=str(exc),
+        status_code=exc.http_status,
+    )
 
 
 def _date(value: str, name: str) -> date | None:
@@ -104,15 +120,7 @@ async def create_issue_form(request: Request, ctx: Hub) -> Response:
     try:
         issue = issues_repo.create_issue(ctx.engine, ctx.workspace, _fields_from_form(form))
     except HangarError as exc:
-        return _page(
-            request,
-            session_id,
-            "issue_form.html",
-            issue=None,
-            form=dict(form),
-            error=str(exc),
-            status_code=exc.http_status,
-        )
+        return _form_again(request, session_id, None, form, exc)
     ctx.events.publish("issue.changed", {"key": issue["key"]})
     return RedirectResponse(f"/issues/{issue['key']}", status_code=303)
 
@@ -150,15 +158,7 @@ async def edit_issue_form(key: str, request: Request, ctx: Hub) -> Response:
     try:
         issue = issues_repo.update_issue(ctx.engine, ctx.workspace, key, _fields_from_form(form))
     except HangarError as exc:
-        return _page(
-            request,
-            session_id,
-            "issue_form.html",
-            issue=issue,
-            form=dict(form),
-            error=str(exc),
-            status_code=exc.http_status,
-        )
+        return _form_again(request, session_id, issue, form, exc)
     ctx.events.publish("issue.changed", {"key": issue["key"]})
     return RedirectResponse(f"/issues/{issue['key']}", status_code=303)
 
