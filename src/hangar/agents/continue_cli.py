@@ -29,6 +29,7 @@ from hangar.agents.message_log import (
     decoded_arguments,
     iso_from_seconds,
     iso_mtime,
+    latest_model,
     text_of,
     title_from,
     tool_kind,
@@ -307,7 +308,7 @@ class ContinueStore(AgentStore):
             session.read(info.get("history"))
         messages = session.log.messages
         title = _title(info.get("title"))
-        model = next((m.model for m in reversed(messages) if m.model), None)
+        model = latest_model(messages)
         summary = SessionSummary(
             title=title,
             workspace_path=as_str(info.get("workspaceDirectory")),

@@ -31,6 +31,7 @@ from hangar.agents.message_log import (
     decode_object,
     decoded_arguments,
     head_tail_records,
+    latest_model,
     output_text,
     running_tool,
     title_from,
@@ -254,7 +255,7 @@ class CopilotProjector(TranscriptProjector):
         return SessionSummary(
             workspace_path=self.meta.get("cwd"),
             created_at=self.meta.get("startTime"),
-            model=next((m.model for m in reversed(messages) if m.model), self.model),
+            model=latest_model(messages, self.model),
             status=status,
             message_count=len(messages),
             skipped=dict(self.skipped.counts),

@@ -35,6 +35,7 @@ from hangar.agents.message_log import (
     decode_document,
     decode_object,
     head_tail_records,
+    latest_model,
     output_text,
     text_of,
     title_from,
@@ -236,7 +237,7 @@ def _summary(
         workspace_path=None,
         created_at=as_str(meta.get("startTime")) or as_str(meta.get("start_time")),
         updated_at=as_str(meta.get("lastUpdated")),
-        model=next((m.model for m in reversed(messages) if m.model), None),
+        model=latest_model(messages),
         message_count=len(messages),
         skipped=dict(skipped.counts),
     )

@@ -230,6 +230,11 @@ def text_of(value: object) -> str:
     return ""
 
 
+def latest_model(messages: list[Message], default: str | None = None) -> str | None:
+    """The model of the latest message that names one, else ``default``."""
+    return next((m.model for m in reversed(messages) if m.model), default)
+
+
 def title_from(text: str | None, limit: int = 80) -> str | None:
     """A list title from a request: its first non-blank line, at most ``limit`` chars."""
     for line in (text or "").splitlines():

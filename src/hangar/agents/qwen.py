@@ -30,6 +30,7 @@ from hangar.agents.message_log import (
     as_int,
     as_map,
     as_str,
+    latest_model,
     output_text,
     running_tool,
     title_from,
@@ -202,7 +203,7 @@ class QwenProjector(TranscriptProjector):
             workspace_path=self.cwd,
             created_at=self.created,
             updated_at=self.updated,
-            model=next((m.model for m in reversed(messages) if m.model), None),
+            model=latest_model(messages),
             message_count=len(messages),
             skipped=dict(self.skipped.counts),
         )

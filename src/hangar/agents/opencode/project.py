@@ -24,6 +24,7 @@ from hangar.agents.message_log import (
     as_map,
     as_str,
     iso_from_millis,
+    latest_model,
     output_text,
     tool_kind,
 )
@@ -356,7 +357,7 @@ def project_session(session: RawSession) -> tuple[list[Message], SessionSummary]
     projector = _Projector(session, 0)
     messages = projector.run()
     info = session.info
-    last_model = next((m.model for m in reversed(messages) if m.model), None)
+    last_model = latest_model(messages)
     status = "done"
     if messages and messages[-1].role == "assistant":
         status = {"streaming": "running"}.get(messages[-1].status, messages[-1].status)
