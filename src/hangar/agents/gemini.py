@@ -93,8 +93,7 @@ class _Projection:
         self.log.current = None
         if start > 0 and _kind(self.records[start - 1]) != "user":
             # Re-attach to the open assistant message of the request before ``start``.
-            last = self.log.messages[-1] if self.log.messages else None
-            self.log.current = last if last is not None and last.role == "assistant" else None
+            self.log.reopen_last_reply()
         del self.before[start:]
         del self.turn_start[start:]
         for n in range(start, len(self.records)):

@@ -124,6 +124,12 @@ class MessageLog:
         if self._dirty is None or length < self._dirty:
             self._dirty = length
 
+    def reopen_last_reply(self) -> None:
+        """After a rewind, let the next blocks continue the last message if it is an
+        assistant reply (else the next assistant event opens a new one)."""
+        last = self.messages[-1] if self.messages else None
+        self.current = last if last is not None and last.role == "assistant" else None
+
     def _append(self, message: Message) -> None:
         self.messages.append(message)
         self.touch(message)

@@ -134,8 +134,7 @@ class QwenProjector(TranscriptProjector):
             return
         seq, count = mark
         self.log.truncate(count)
-        last = self.log.messages[-1] if self.log.messages else None
-        self.log.current = last if last is not None and last.role == "assistant" else None
+        self.log.reopen_last_reply()
         self.titles = [t for t in self.titles if t[0] <= seq]
 
     def _user(
