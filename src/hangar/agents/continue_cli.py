@@ -34,6 +34,7 @@ from hangar.agents.message_log import (
     title_from,
     tool_kind,
 )
+from hangar.agents.peek import head_bytes
 from hangar.agents.registry import register_store
 from hangar.model import (
     Checklist,
@@ -80,10 +81,8 @@ HEAD_BYTES = 16384
 def _first_request(path: Path) -> str | None:
     """The first user request from the file's head (cn writes it near the top), so a
     session cn left as "Untitled Session" still lists with a name."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError:
+    head = head_bytes(path, HEAD_BYTES)
+    if head is None:
         return None
     match = _FIRST_REQUEST.search(head)
     if match is None:

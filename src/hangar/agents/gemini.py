@@ -41,6 +41,7 @@ from hangar.agents.message_log import (
     title_from,
     tool_kind,
 )
+from hangar.agents.peek import head_bytes
 from hangar.agents.registry import register_store
 from hangar.model import Attachment, ImageBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
@@ -246,10 +247,8 @@ _HEAD_FIELD = re.compile(rb'"(sessionId|startTime|lastUpdated)"\s*:\s*"([^"]*)"'
 
 
 def _head_fields(path: Path) -> dict[str, str]:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError:
+    head = head_bytes(path, HEAD_BYTES)
+    if head is None:
         return {}
     fields: dict[str, str] = {}
     for match in _HEAD_FIELD.finditer(head):

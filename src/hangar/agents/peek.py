@@ -1,5 +1,5 @@
-"""Cheap reads for discovery: the first lines and the last lines of a file, read-only, and
-the stat marks that tell a change.
+"""Cheap reads for discovery: the first bytes, first lines and last lines of a file,
+read-only, and the stat marks that tell a change.
 
 Both line reads read a bounded number of bytes (``.zst`` files are decompressed as a stream
 for the head; their tail is not read). Incomplete lines at the cut are dropped.
@@ -29,6 +29,15 @@ def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
                 data += raw.read(3 * max_bytes)
     lines = data.split(b"\n")
     return [line for line in lines[:-1] if line.strip()]
+
+
+def head_bytes(path: Path, max_bytes: int) -> bytes | None:
+    """The first ``max_bytes`` of a file as stored, or ``None`` when it cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(max_bytes)
+    except OSError:
+        return None
 
 
 def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:

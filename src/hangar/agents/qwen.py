@@ -35,6 +35,7 @@ from hangar.agents.message_log import (
     running_tool,
     title_from,
 )
+from hangar.agents.peek import head_bytes
 from hangar.agents.registry import register_store
 from hangar.model import CompactionBlock, TextBlock, ThinkingBlock, Usage
 from hangar.model.messages import UnknownBlock
@@ -224,10 +225,8 @@ def _texts(record: JsonObject) -> str:
 
 
 def _head_record(path: Path) -> JsonObject:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError:
+    head = head_bytes(path, HEAD_BYTES)
+    if head is None:
         return {}
     records = decode_objects(head.split(b"\n", 1)[0], SkipCounter())
     return records[0] if records else {}
