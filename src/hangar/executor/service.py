@@ -171,7 +171,9 @@ class Executor:
             self._wake.clear()
             while self.index_pending(8):
                 pass
-            if self._closing:
+            # A wake that came while this pass ran (a refresh, or close() itself) may name
+            # work the pass did not see: run again before stopping.
+            if self._closing and not self._wake.is_set():
                 return
 
     def _read(
