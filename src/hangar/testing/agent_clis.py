@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -44,7 +45,7 @@ class Invocation:
     stdin: bytes | None  # None: stdin closed (DEVNULL)
 
 
-class AgentCli:
+class AgentCli(ABC):
     """Facts about one CLI; subclasses fill them in."""
 
     name: str
@@ -57,9 +58,9 @@ class AgentCli:
         """Files to write before the CLI first runs (path inside the sandbox → text)."""
         return {}
 
+    @abstractmethod
     def home_dir(self, homes: Homes) -> PurePosixPath:
         """The CLI's own home (``CODEX_HOME``, ``~/.claude``, …)."""
-        raise NotImplementedError
 
     def directories(self, homes: Homes) -> list[PurePosixPath]:
         """Folders the CLI expects to exist before its first run."""
@@ -68,8 +69,9 @@ class AgentCli:
     def env(self, homes: Homes, base_url: str) -> dict[str, str]:
         return {}
 
+    @abstractmethod
     def invocation(self, prompt: str, session: str | None, homes: Homes) -> Invocation:
-        raise NotImplementedError
+        """The command line (and stdin) that runs one prompt, resuming ``session`` if set."""
 
     def session_id(self, events: Sequence[Mapping[str, Any]], store: Sequence[Path]) -> str | None:
         return None
