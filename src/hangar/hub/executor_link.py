@@ -76,8 +76,8 @@ class InProcessExecutorLink:
     """Calls an executor's ``handle(method, payload)`` in this process.
 
     ``supported`` (when the executor publishes its method names) lets the hub answer 501
-    before calling; an executor that raises ``KeyError``/``NotImplementedError`` for an unknown
-    method is mapped to 501 as well. Other :class:`HangarError`\\ s pass through unchanged.
+    before calling; an executor's own ``not_supported`` error for an unknown method is mapped
+    to 501 as well. Other :class:`HangarError`\\ s pass through unchanged.
     """
 
     handler: Handler
@@ -96,11 +96,9 @@ class InProcessExecutorLink:
         try:
             result = self.handler(method, payload)
         except HangarError as exc:
-            if exc.code in {"not_supported", "unknown_method"}:
+            if exc.code == "not_supported":
                 raise RpcNotSupported(method=method, message=str(exc)) from None
             raise
-        except NotImplementedError:
-            raise RpcNotSupported(method=method) from None
         if not isinstance(result, dict):
             raise RpcFailed(method=method, message=f"{method} returned {type(result).__name__}")
         return result
