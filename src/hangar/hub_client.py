@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import httpx
 
 from hangar.errors import HangarError
-from hangar.paths import Env, _env
+from hangar.paths import Env, environment
 from hangar.settings import load_settings
 
 DEFAULT_TIMEOUT = 30.0
@@ -62,7 +62,7 @@ def _local_url(host: str, port: int) -> str:
 
 def hub_location(environ: Env | None = None) -> tuple[str, str]:
     """``(base_url, token)`` of the hub the CLI should talk to."""
-    env = _env(environ)
+    env = environment(environ)
     settings = load_settings(env)
     url = env.get("HANGAR_SERVER_URL") or str(settings.server_url or "")
     token = env.get("HANGAR_TOKEN", "").strip()
