@@ -57,6 +57,7 @@ lint: install
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: install
 	@for script in bench/*.py; do echo "# $$script" >&2; $(VPY) $$script --json || exit 1; done
