@@ -2,9 +2,9 @@
 
 A :class:`Command` is a name that starts with ``/hangar`` (the trigger), a one-line summary
 for the menu, and ``start``: called when the user runs it (Enter in the menu, or Enter on the
-full name typed by hand, LR-044); it may return an :class:`~hangar.localrun.terminal.overlay.Overlay`
-to show (the issue card) or None. ``hangar discuss`` registers ``/hangarcreateissue``;
-``hangar run`` shows the menu only once its registry holds a command (:attr:`empty`).
+full name typed by hand, LR-044); it may return an overlay to show (the issue card) or
+None. ``hangar discuss`` registers ``/hangarcreateissue``; ``hangar run`` shows the menu
+only once its registry holds a command (:attr:`CommandRegistry.empty`).
 """
 
 from __future__ import annotations

@@ -348,13 +348,14 @@ class Interposer:
 
     def _overlay_key(self, token: Token, now: float) -> None:
         assert self.overlay is not None
-        action: Action = self.overlay.handle(token)
+        self._act(self.overlay.handle(token), token, now)
+
+    def _act(self, action: Action, token: Token, now: float) -> None:
         if isinstance(action, Stay):
             self._draw()
         elif isinstance(action, Busy):
             self._draw()
-            action.work()
-            self._draw()
+            self._act(action.work(), token, now)
         elif isinstance(action, Close):
             self._finish()
             if action.after is not None:
@@ -420,4 +421,3 @@ class Interposer:
         if not self.notice_alternate:
             self.ports.to_terminal(release_main_screen().encode())
         self._apply_provider_size()
-

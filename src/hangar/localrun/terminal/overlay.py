@@ -55,9 +55,10 @@ class PassThrough:
 
 @dataclass(frozen=True)
 class Busy:
-    """Redraw (the overlay now shows that it works), run ``work``, then redraw again."""
+    """Redraw (the overlay now shows that it works), run ``work``, then act on what it
+    returns."""
 
-    work: Callable[[], None]
+    work: Callable[[], Action]
 
 
 @dataclass(frozen=True)
