@@ -30,11 +30,43 @@ from hangar.localrun.terminal.overlay import Host, Overlay
 PROMPT = "> "
 
 
+class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
+    """pyte 0.8.2 leaves a line's old text behind when IL/DL move a never-written (sparse)
+    line onto it; a terminal blanks it. These two follow the VT spec."""
+
+    def insert_lines(self, count: int | None = None) -> None:
+        count = count or 1
+        top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
+        if top <= self.cursor.y <= bottom:
+            self.dirty.update(range(self.cursor.y, self.lines))
+            for y in range(bottom, self.cursor.y - 1, -1):
+                moved = self.buffer.pop(y, None)
+                if y + count <= bottom:
+                    if moved is not None:
+                        self.buffer[y + count] = moved
+                    else:
+                        self.buffer.pop(y + count, None)
+            self.carriage_return()
+
+    def delete_lines(self, count: int | None = None) -> None:
+        count = count or 1
+        top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
+        if top <= self.cursor.y <= bottom:
+            self.dirty.update(range(self.cursor.y, self.lines))
+            for y in range(self.cursor.y, bottom + 1):
+                source = self.buffer.pop(y + count, None) if y + count <= bottom else None
+                if source is not None:
+                    self.buffer[y] = source
+                else:
+                    self.buffer.pop(y, None)
+            self.carriage_return()
+
+
 class UserTerminal:
     """The user's terminal: a pyte screen that keeps what scrolls off the top."""
 
     def __init__(self, rows: int, columns: int) -> None:
-        self.screen = pyte.HistoryScreen(columns, rows, history=2000)
+        self.screen = _Screen(columns, rows, history=2000)
         self.stream = pyte.ByteStream(self.screen)
         self.replies: list[bytes] = []
         self.screen.write_process_input = lambda data: self.replies.append(data.encode())
