@@ -60,7 +60,7 @@ class InlineArea:
         rows = min(wanted, most)
         if rows < 1:
             return None
-        scroll = max(0, rows - max(below, 0))
+        scroll = max(0, rows - below)
         return cls(row, max(cursor[1], 1), screen_rows, rows, scroll)
 
     @property

@@ -41,7 +41,7 @@ class ReservedNotice:
     wait: QuietWait | None = field(default=None)
 
     def __post_init__(self) -> None:
-        self.wait = QuietWait(self.started, NOTICE_QUIET, NOTICE_CAP)
+        self.wait = QuietWait(self.started, NOTICE_QUIET, NOTICE_CAP, settle_from_start=True)
 
     def output(self, now: float) -> None:
         """The provider wrote: draw again once it is stable (only inside the window)."""

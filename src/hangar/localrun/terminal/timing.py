@@ -29,6 +29,9 @@ class QuietWait:
     quiet: float = MENU_QUIET
     cap: float = MENU_CAP
     last_output: float | None = None
+    settle_from_start: bool = False
+    """True: a provider that writes nothing is quiet from the start (the notice's stable
+    window); False: without output the wait runs to the cap (the menu's echo wait)."""
 
     def output(self, now: float) -> None:
         self.last_output = now
@@ -37,7 +40,7 @@ class QuietWait:
         """The earliest time :meth:`ready` can become true without more output."""
         capped = self.started + self.cap
         if self.last_output is None:
-            return capped
+            return self.started + self.quiet if self.settle_from_start else capped
         return min(capped, self.last_output + self.quiet)
 
     def ready(self, now: float) -> bool:
