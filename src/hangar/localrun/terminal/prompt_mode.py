@@ -130,11 +130,9 @@ def _fields(draft: IssueDraft, loaded: Catalog, origin: Origin, ask: Ask, say: S
     if _answer(ask, "More settings (status, priority, dates, parent)? [y/N]: ", "n")[:1] in "yY":
         draft.status = _fixed(ask, say, "Status", STATUSES, draft.status)
         draft.priority = _fixed(ask, say, "Priority", PRIORITIES, draft.priority)
-        draft.start_date = _answer(
-            ask, f"Start date YYYY-MM-DD [{draft.start_date}]: ", draft.start_date
-        )
-        draft.due_date = _answer(ask, f"Due date YYYY-MM-DD [{draft.due_date}]: ", draft.due_date)
-        draft.parent_key = _answer(ask, f"Parent issue [{draft.parent_key}]: ", draft.parent_key)
+        draft.start_date = _text(ask, "Start date YYYY-MM-DD", draft.start_date)
+        draft.due_date = _text(ask, "Due date YYYY-MM-DD", draft.due_date)
+        draft.parent_key = _text(ask, "Parent issue", draft.parent_key)
     for name, problem in draft.problems().items():
         say(f"{name.replace('_', ' ')}: {problem}")
         setattr(draft, name, _answer(ask, f"{name.replace('_', ' ')}: ", ""))
@@ -190,3 +188,8 @@ def _fixed(ask: Ask, say: Say, what: str, values: tuple[str, ...], current: str)
         if typed in values:
             return typed
         say(f"{what} must be one of {', '.join(values)}.")
+
+
+def _text(ask: Ask, what: str, current: str) -> str:
+    typed = _answer(ask, f"{what} [{current or 'none'}] (- for none): ", current)
+    return "" if typed == "-" else typed
