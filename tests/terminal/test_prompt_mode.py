@@ -34,7 +34,7 @@ class Script:
 def test_line_by_line_creates_with_filtered_choices(hub: HubClient) -> None:
     """LR-114, LR-079: one question per line, no escape sequences; project and labels by
     part of their names (several matches are listed to pick from)."""
-    tried, create = hub_creator(hub)
+    _, create = hub_creator(hub)
     script = Script("3", "", "w", "2", "", "back", "n", "y")
     result = prompt_for_issue(PLAN, HubIssueCatalog(hub), create, script.ask, script.say)  # type: ignore[arg-type]
     assert result.outcome is Outcome.CREATED and result.issue is not None

@@ -33,8 +33,8 @@ def start_codex(hub: SandboxHub, rows: int = 30, columns: int = 100) -> TmuxTerm
     plan = hub.root / "plan.md"
     plan.write_text(PLAN, encoding="utf-8")
     env = {**hub.agent_env("codex"), "HANGAR_HOME": str(hub.client_home)}
-    argv = [sys.executable, str(ENTRY), "--log", str(hub.root / "entry.log"),
-            "--plan", str(plan), "--hub", hub.url, "--token", USER_TOKEN, "--", "codex"]  # fmt: skip
+    argv = [sys.executable, str(ENTRY), "--log", str(hub.root / "entry.log"), "--plan",
+            str(plan), "--hub", hub.url, "--token", USER_TOKEN, "--", "codex"]  # fmt: skip
     term = TmuxTerminal(
         hub.root / "tmux", in_dir(hub.work, argv), env, rows=rows, columns=columns,
         sandbox=hub.sandbox,

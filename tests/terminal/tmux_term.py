@@ -45,9 +45,12 @@ class TmuxTerminal:
         self.socket = root / "tmux.sock"
         config = root / "tmux.conf"
         config.write_text(CONFIG, encoding="utf-8")
+        # The pane's environment, spelled out: tmux gives panes its own TERM and may keep
+        # a server's older environment.
+        pane_env = [f"{k}={v}" for k, v in {**env, "TERM": "xterm-256color"}.items()]
         command = ["tmux", "-S", str(self.socket), "-f", str(config), "new-session", "-d",
                    "-s", "t", "-x", str(columns), "-y", str(rows),
-                   shlex.join(["env", "TERM=xterm-256color", *argv])]  # fmt: skip
+                   shlex.join(["env", *pane_env, *argv])]  # fmt: skip
         if sandbox is not None:
             sandbox.run(command, cwd="/", env=env, check=True)
         else:

@@ -60,3 +60,9 @@ class CommandRegistry:
         if not typed.startswith(TRIGGER):
             return None
         return next((c for c in self._commands if c.name.startswith(typed)), None)
+
+
+def run_commands() -> CommandRegistry:
+    """What ``hangar run`` offers inside a run: nothing yet, so it shows no menu and passes
+    the terminal through untouched; a command that makes sense inside a run registers here."""
+    return CommandRegistry()
