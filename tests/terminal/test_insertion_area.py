@@ -140,3 +140,33 @@ def test_forty_columns_fit() -> None:
     assert lines[first + 2].startswith("  ↑/↓ select")
     assert all(len(line) <= 40 for line in lines)
     assert lines[first].endswith("…")
+
+
+def test_provider_queries_are_answered_while_its_output_is_held() -> None:
+    """A TUI that asks the terminal something while the menu is up (cursor position, device
+    attributes) is answered at once; the rest of its output waits for the menu to close."""
+    driver = Driver(rows=20, columns=70)
+    driver.type("/hangar")
+    sent = len(driver.provider.received)
+    driver.provider_writes("\x1b[6nhidden text\x1b[c")
+    driver.settle()
+    assert driver.menu_shown()
+    assert "hidden text" not in driver.text()
+    replies = bytes(driver.provider.received)[sent:]
+    assert replies.startswith(b"\x1b[1;10R")  # the cursor is the provider's between draws
+    driver.type("\x1b")
+    driver.settle()
+    assert "hidden text" in driver.text()
+
+
+def test_keys_wait_for_the_repaint_after_the_full_height_comes_back() -> None:
+    """Alternate screen: Tab's Ctrl+U and command reach the provider only after its repaint
+    at full height has settled, in one piece."""
+    driver = Driver(rows=20, columns=70, alternate=True)
+    driver.type("/hangar")
+    driver.keys("\t")
+    assert driver.provider_sizes[-1] == (20, 70)
+    assert bytes(driver.provider.received) == b"/hangar"
+    driver.settle()
+    assert bytes(driver.provider.received) == b"/hangar\x15/hangarcreateissue"
+    assert driver.provider.line == "/hangarcreateissue"

@@ -43,6 +43,16 @@ def start_codex(hub: SandboxHub, rows: int = 30, columns: int = 100) -> TmuxTerm
     return term
 
 
+def type_like_a_person(term: TmuxTerminal, text: str) -> None:
+    """One key at a time, each after Codex echoed the previous one: Codex treats a burst of
+    keys arriving within a millisecond (as ``send-keys`` delivers them) as a paste and holds
+    it for seconds, which no person typing produces."""
+    for end in range(1, len(text)):
+        term.type(text[end - 1])
+        term.wait_text(f"› {text[:end]}")
+    term.type(text[-1])
+
+
 def log_of(hub: SandboxHub) -> list[Any]:
     path = hub.root / "entry.log"
     if not path.exists():
@@ -65,7 +75,7 @@ def test_open_close_and_cursor_restoration(sandbox_hub: SandboxHub) -> None:
         term.key("BSpace")
         before = term.wait_text(READY)
         cursor = term.cursor()
-        term.type("/hangar")
+        type_like_a_person(term, "/hangar")
         during = term.wait_text(MENU_HELP)
         assert during[-3].startswith("> /hangarping")
         assert during[-2].startswith("  /hangarcreateissue")
@@ -93,7 +103,7 @@ def test_tab_completes_and_enter_runs(sandbox_hub: SandboxHub) -> None:
     in the menu runs the selected command (the card)."""
     term = start_codex(sandbox_hub)
     try:
-        term.type("/hangar")
+        type_like_a_person(term, "/hangar")
         term.wait_text(MENU_HELP)
         term.key("Tab")
         lines = term.wait_gone(MENU_HELP)
@@ -103,7 +113,7 @@ def test_tab_completes_and_enter_runs(sandbox_hub: SandboxHub) -> None:
         term.wait_for(lambda _: log_of(sandbox_hub) == ["ping"], "the ping command to run")
         lines = term.wait_gone("› /hangarping")
         assert lines[input_row(lines)].startswith("› Ask Codex") or "›" in lines[input_row(lines)]
-        term.type("/hangar")
+        type_like_a_person(term, "/hangar")
         term.wait_text(MENU_HELP)
         term.key("Down", "Enter")
         term.wait_text("New issue · 1/2 the plan")
@@ -119,7 +129,7 @@ def test_card_creates_the_issue_and_shows_the_notice(sandbox_hub: SandboxHub) ->
     hub = sandbox_hub
     term = start_codex(hub)
     try:
-        term.type("/hangar")
+        type_like_a_person(term, "/hangar")
         term.wait_text(MENU_HELP)
         term.key("Down", "Enter")
         term.wait_text("1/2 the plan")
@@ -153,7 +163,7 @@ def test_resize_and_forty_columns(sandbox_hub: SandboxHub) -> None:
     rows fit and the card switches to its vertical layout (LR-081)."""
     term = start_codex(sandbox_hub)
     try:
-        term.type("/hangar")
+        type_like_a_person(term, "/hangar")
         term.wait_text(MENU_HELP)
         term.resize(24, 40)
         lines = term.wait_for(

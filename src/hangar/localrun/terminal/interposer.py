@@ -57,7 +57,7 @@ from hangar.localrun.terminal.overlay import (
     Space,
     Stay,
 )
-from hangar.localrun.terminal.screen_mode import ScreenModeTracker
+from hangar.localrun.terminal.screen_mode import ScreenModeTracker, split_queries
 from hangar.localrun.terminal.timing import REPAINT_CAP, REPAINT_QUIET, QuietWait
 
 CTRL_U = b"\x15"
@@ -115,6 +115,8 @@ class Interposer:
         self.notice_alternate = False
         self.after_exit: list[list[str]] = []
         self.provider_size = size
+        self.settling: QuietWait | None = None
+        self.pending_keys = bytearray()
         self._recheck = False
 
     # -- events ---------------------------------------------------------------------------
@@ -126,13 +128,18 @@ class Interposer:
         now = self.clock.now()
         self.screen.feed(data)
         if self._holding():
-            self.held += data
+            queries, rest = split_queries(data)
+            if queries:
+                self.ports.to_terminal(queries)
+            self.held += rest
             return
         self.ports.to_terminal(data)
         if self.wait is not None and self.phase in (Phase.ARMED, Phase.PREPARING):
             self.wait.output(now)
         if self.notice is not None:
             self.notice.output(now)
+        if self.settling is not None:
+            self.settling.output(now)
 
     def resized(self, rows: int, columns: int) -> None:
         now = self.clock.now()
@@ -148,6 +155,11 @@ class Interposer:
 
     def tick(self) -> None:
         now = self.clock.now()
+        if self.settling is not None and self.settling.ready(now):
+            self.settling = None
+            keys, self.pending_keys = bytes(self.pending_keys), bytearray()
+            if keys:
+                self.ports.to_provider(keys)
         self._tokens(self.scanner.flush(now), now)
         if self.phase is Phase.ARMED and self.wait is not None and self.wait.ready(now):
             self._prepare(now)
@@ -164,6 +176,8 @@ class Interposer:
         if self.phase in (Phase.ARMED, Phase.PREPARING) and self.wait is not None:
             times.append(self.wait.deadline())
         times.append(self.cursor_deadline)
+        if self.settling is not None:
+            times.append(self.settling.deadline())
         if self.notice is not None and not self._holding():
             times.append(self.notice.deadline())
         found = [t for t in times if t is not None]
@@ -183,7 +197,7 @@ class Interposer:
 
     def close(self) -> None:
         """Remove whatever hangar drew and give the provider its rows back; idempotent, safe
-        on every way out (LR-099)."""
+        on every way out (LR-099). Keys still held for the provider are sent."""
         if self.area is not None:
             self._close_area()
         self.overlay, self.wait, self.cursor_deadline = None, None, None
@@ -192,6 +206,10 @@ class Interposer:
         if self.held:
             self.ports.to_terminal(bytes(self.held))
             self.held.clear()
+        self.settling = None
+        if self.pending_keys:
+            self.ports.to_provider(bytes(self.pending_keys))
+            self.pending_keys.clear()
 
     # -- Host (what commands and overlays may ask) ----------------------------------------
     def end_provider(self) -> None:
@@ -252,19 +270,27 @@ class Interposer:
                 self._disarm()
                 self._run(command.name, now)
                 return
-        self.ports.to_provider(token.raw)
+        self._send_keys(token.raw)
         if line.apply(token):
             self._recheck = True
         if self.phase is Phase.ARMED and not line.equals(TRIGGER):
             self._disarm()
 
+    def _send_keys(self, data: bytes) -> None:
+        """Keys for the provider; held while it repaints after getting its full height back
+        (a TUI busy with its resize may drop keys), then sent in order."""
+        if self.settling is not None:
+            self.pending_keys += data
+        else:
+            self.ports.to_provider(data)
+
     def _complete(self, name: str) -> None:
-        self.ports.to_provider(CTRL_U + name.encode())  # LR-041, LR-042
+        self._send_keys(CTRL_U + name.encode())  # LR-041, LR-042
         self.line.reset(name)
 
     def _run(self, name: str, now: float) -> None:
         command = self.commands.named(name)
-        self.ports.to_provider(CTRL_U)
+        self._send_keys(CTRL_U)
         self.line.reset()
         if command is None:
             return
@@ -401,6 +427,7 @@ class Interposer:
         if size != self.provider_size:
             self.provider_size = size
             self.ports.resize_provider(*size)
+            self.settling = QuietWait(self.clock.now(), REPAINT_QUIET, REPAINT_CAP)
 
     # -- the notice -----------------------------------------------------------------------
     def _notice_step(self, now: float) -> None:

@@ -26,3 +26,25 @@ class ScreenModeTracker:
                 self.alternate = match.group(2) == b"h"
         cut = window.rfind(b"\x1b")
         self._tail = window[cut:][:_CARRY] if cut >= 0 and len(window) - cut < _CARRY else b""
+
+
+_QUERY = re.compile(
+    rb"\x1b\[[?>=]?[0-9;]*[cn]"  # device attributes, device status, cursor position
+    rb"|\x1b\[\??[0-9;]*\$p"  # mode requests (DECRQM)
+    rb"|\x1b\[\?u"  # keyboard-protocol flags
+    rb"|\x1b\[(?:14|16|18|19)t"  # window and cell size
+    rb"|\x1b\[>[0-9]*q"  # terminal version
+    rb"|\x1b\][0-9]+;\?(?:\x07|\x1b\\)"  # colour queries (OSC 10/11/…)
+    rb"|\x1bP\+q[0-9A-Fa-f;]*(?:\x07|\x1b\\)"  # termcap queries (XTGETTCAP)
+)
+
+
+def split_queries(data: bytes) -> tuple[bytes, bytes]:
+    """``(queries, rest)``: the terminal queries in ``data`` and everything else, in order.
+
+    While the area is shown the provider's output is held, but its questions to the terminal
+    must not wait: a TUI blocks (and may drop keys) until the answer comes. Queries draw
+    nothing, and the terminal's cursor is the provider's between two draws, so they can go
+    out at once."""
+    queries = b"".join(match.group() for match in _QUERY.finditer(data))
+    return queries, _QUERY.sub(b"", data) if queries else data
