@@ -41,7 +41,7 @@ class LocalHangar:
 
     def __post_init__(self) -> None:
         self.link = InProcessExecutorLink(
-            handler=self.executor.handle, supported=self.executor.methods
+            handler=self.executor.call, supported=self.executor.methods
         )
 
     @classmethod
