@@ -4,7 +4,7 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``); the library API they share is
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_turns``); the library API they share is
 :class:`~hangar.executor.core.ExecutorCore`.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hangar.executor import rpc_archive, rpc_search, rpc_tasks
+from hangar.executor import rpc_archive, rpc_search, rpc_tasks, rpc_turns
 from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import Handler, MethodNotSupportedError
 from hangar.protocol.codec import InvalidRequest, decode, to_json
@@ -22,6 +22,7 @@ HANDLERS: dict[str, Handler] = {
     **rpc_tasks.HANDLERS,
     **rpc_search.HANDLERS,
     **rpc_archive.HANDLERS,
+    **rpc_turns.HANDLERS,
 }
 
 

@@ -13,6 +13,7 @@ from hangar.hub.auth import Authenticator
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.runtime_work import DeviceInfo
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import Workspace
 
 
@@ -23,6 +24,7 @@ class HubContext:
     devices: DeviceLinks
     auth: Authenticator
     events: EventBus
+    attachments: AttachmentStore
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device_infos(self) -> list[DeviceInfo]:

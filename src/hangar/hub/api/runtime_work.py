@@ -23,6 +23,7 @@ from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
 from hangar.protocol.codec import Wire, to_json
 from hangar.protocol.tasks import Id, ProjectKey, Query, SearchLimit
+from hangar.protocol.turns import ActivityRequest
 
 
 class FastJSONResponse(JSONResponse):
@@ -117,9 +118,26 @@ def runtime_work(ctx: HubContext) -> dict[str, Any]:
             tasks[info.device_id] = _tasks_of(ctx, info.device_id, include_archived=False)
         except HangarError as exc:  # one failing device must not hide the others
             errors.append({"deviceId": info.device_id, "code": exc.code, "message": str(exc)})
+    _annotate_activity(ctx, tasks)
     body = group_tasks(infos, tasks)
     body["errors"] = errors
     return body
+
+
+def _annotate_activity(ctx: HubContext, tasks: dict[str, list[dict[str, Any]]]) -> None:
+    """Mark tasks that are replying or wait for an approval (the sidebar shows both)."""
+    for device_id, device_tasks in tasks.items():
+        try:
+            found = ctx.devices.link(device_id).call(m.TASKS_ACTIVITY.name, ActivityRequest())
+        except HangarError:
+            continue
+        replying = {turn.local_task_id for turn in found.turns if turn.status == "running"}
+        waiting: dict[str, int] = {}
+        for approval in found.approvals:
+            waiting[approval.local_task_id] = waiting.get(approval.local_task_id, 0) + 1
+        for task in device_tasks:
+            task["replying"] = task["localTaskId"] in replying
+            task["pendingApprovals"] = waiting.get(task["localTaskId"], 0)
 
 
 @router.post(
