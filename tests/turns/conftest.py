@@ -94,15 +94,19 @@ def sandbox_stores(agent_sandbox: AgentSandbox) -> dict[str, Any]:
     return dict(open_stores(env))
 
 
+def open_sandbox_executor(agent_sandbox: AgentSandbox, turn_events: TurnEvents) -> Executor:
+    """An executor over the sandbox's agent homes whose controls start the pinned CLIs in the
+    sandbox, streaming to ``turn_events`` (settings from this test's environment)."""
+    stores = sandbox_stores(agent_sandbox)
+    wanted = {k: stores[k] for k in ("codex", "claude", "opencode")}
+    return Executor.open(stores=wanted, launcher=agent_sandbox.launcher(), events=turn_events)
+
+
 @pytest.fixture
 def sandbox_executor(
     agent_sandbox: AgentSandbox, isolated_home: Path, turn_events: TurnEvents
 ) -> Iterator[Executor]:
-    """An executor over the sandbox's agent homes whose controls start the pinned CLIs in the
-    sandbox, streaming to ``turn_events``."""
-    stores = sandbox_stores(agent_sandbox)
-    wanted = {k: stores[k] for k in ("codex", "claude", "opencode")}
-    ex = Executor.open(stores=wanted, launcher=agent_sandbox.launcher(), events=turn_events)
+    ex = open_sandbox_executor(agent_sandbox, turn_events)
     yield ex
     ex.close()
 

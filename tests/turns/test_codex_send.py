@@ -107,3 +107,93 @@ def test_a_second_send_while_replying_is_busy_and_queued_sends_keep_their_order(
         ("user", "Second queued message"),
         ("assistant", "Second answer."),
     ]
+
+
+def test_guidance_mid_turn_reaches_the_running_turn(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
+) -> None:
+    """RW-130..RW-134: guidance goes to the running turn through ``turn/steer`` (accepted, a
+    guidance.accepted event for the UI), Codex sends it to the model in the same turn; with no
+    turn running the answer is ``no_active_turn``."""
+    task_id = codex_task(agent_sandbox, sandbox_executor)
+    idle = sandbox_executor.handle(
+        "runtime.tasks.guidance",
+        {"localTaskId": task_id, "text": "too early", "clientGuidanceId": "g-0"},
+    )
+    assert idle["outcome"] == "no_active_turn"
+    play(
+        agent_sandbox,
+        {"text": "Working on the first part of it now.", "delay": 3},
+        {"text": "Adjusted to your guidance."},
+    )
+    subtask = send(sandbox_executor, task_id, "Start the work")["subtaskId"]
+    turn_events.wait_type("response.output_text.delta", subtask)
+    steered = sandbox_executor.handle(
+        "runtime.tasks.guidance",
+        {"localTaskId": task_id, "text": "Use tabs, not spaces", "clientGuidanceId": "g-1"},
+    )
+    assert steered["outcome"] == "accepted"
+    accepted = turn_events.wait_type("guidance.accepted", subtask)
+    assert accepted["clientGuidanceId"] == "g-1" and accepted["text"] == "Use tabs, not spaces"
+    turn_events.wait_type("response.completed", subtask)
+    assert turn_events.text(subtask).endswith("Adjusted to your guidance.")
+    model_turns = [r for r in agent_sandbox.sandbox.requests() if r["kind"] == "turn"]
+    assert "Use tabs, not spaces" in json.dumps(model_turns[-1]["body"]["input"])
+    messages = last_messages(sandbox_executor, task_id, 6)
+    texts = [m["content"] for m in messages if m["role"] == "user"]
+    assert texts[-2:] == ["Start the work", "Use tabs, not spaces"]
+
+
+def test_cancel_interrupts_a_turn_this_executor_runs_and_only_that(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
+) -> None:
+    """RW-126..RW-129: cancel by localTaskId → ``turn/interrupt`` → the turn ends
+    ``response.incomplete``; with nothing running here → ``accepted: false`` (RW-128)."""
+    task_id = codex_task(agent_sandbox, sandbox_executor)
+    nothing = sandbox_executor.handle("runtime.tasks.cancel", {"localTaskId": task_id})
+    assert nothing == {"localTaskId": task_id, "accepted": False}
+    play(agent_sandbox, {"text": "This reply takes a long time to finish.", "delay": 30})
+    subtask = send(sandbox_executor, task_id, "Take your time")["subtaskId"]
+    turn_events.wait_type("response.output_text.delta", subtask)
+    result = sandbox_executor.handle("runtime.tasks.cancel", {"localTaskId": task_id})
+    assert result == {"localTaskId": task_id, "accepted": True}
+    ended = turn_events.wait_type("response.incomplete", subtask)
+    assert ended["reason"] == "interrupted"
+    assert "response.completed" not in turn_events.types(subtask)
+    assert sandbox_executor.handle("runtime.tasks.activity", {})["turns"] == []
+
+
+def test_compact_is_codex_own_compaction_as_its_own_subtask(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
+) -> None:
+    """RW-144..RW-149: thread/resume then thread/compact/start; subtask
+    ``<localTaskId>-context-compact``; a compaction block, never a ``/compact`` message."""
+    task_id = codex_task(agent_sandbox, sandbox_executor)
+    play(agent_sandbox, {"text": "Summary: the user said hello."})
+    accepted = sandbox_executor.handle("runtime.tasks.compact", {"localTaskId": task_id})
+    subtask = f"{task_id}-context-compact"
+    assert accepted["subtaskId"] == subtask and accepted["kind"] == "compaction"
+    turn_events.wait_type("response.completed", subtask)
+    statuses = [d["status"] for d in turn_events.turn(subtask) if d["type"] == "response.compaction"]
+    assert statuses[-1] == "done"
+    assert "response.output_text.delta" not in turn_events.types(subtask)
+    bodies = json.dumps([r["body"] for r in agent_sandbox.sandbox.requests() if r.get("body")])
+    assert '"/compact"' not in bodies  # RW-147
+    rollout = next((agent_sandbox.host(agent_sandbox.homes.home) / ".codex").rglob("rollout-*.jsonl"))
+    assert any(json.loads(line).get("type") == "compacted" for line in rollout.read_text().splitlines())
+    messages = last_messages(sandbox_executor, task_id, 3)
+    blocks = [b for m in messages for b in m.get("blocks") or []]
+    assert any(b["type"] == "compaction" for b in blocks)
+
+
+def test_goal_get_reads_codex_goal_without_touching_the_task(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor
+) -> None:
+    """RW-033: goal.get is a read: the task's updatedAt does not move."""
+    task_id = codex_task(agent_sandbox, sandbox_executor)
+    before = only_task(sandbox_executor, "codex")["updatedAt"]
+    assert sandbox_executor.handle("runtime.tasks.goal.get", {"localTaskId": task_id}) == {
+        "localTaskId": task_id,
+        "goal": None,
+    }
+    assert only_task(sandbox_executor, "codex")["updatedAt"] == before

@@ -18,8 +18,12 @@ Contract:
   on the reader thread; it answers later with :meth:`CodexAppServer.respond` (any thread).
   Without a handler, or when the handler returns ``False``, they are declined at once.
   Listeners and the handler run on the reader thread: they must not call :meth:`request`.
-* :meth:`CodexAppServer.close` ends the process it started, by its PID only (stdin closed
-  first, then SIGTERM, then SIGKILL), and reaps it.
+* :meth:`CodexAppServer.close` ends the process it started (stdin closed first, then
+  SIGTERM, then SIGKILL) and reaps it; :meth:`CodexAppServer.kill` ends it at once. Signals go
+  to the process group the server leads (it was started in a new session): ``codex`` is a node
+  wrapper around the native binary, and signalling the wrapper's PID alone would leave the
+  binary running. The group is signalled only while its leader is not yet reaped, so its id
+  cannot have been reused.
 
 The wire format is JSON-RPC 2.0 without the ``"jsonrpc"`` member, one JSON object per line.
 """
@@ -30,6 +34,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import threading
 from collections import deque
@@ -121,6 +126,17 @@ class _Slot:
         self.answer: dict[str, Any] | None = None
 
 
+def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
+    """Signal the process group ``proc`` leads (or ``proc`` alone when it leads none)."""
+    if proc.poll() is not None:
+        return  # reaped: its ids may belong to someone else now
+    with contextlib.suppress(OSError):
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+
+
 class CodexAppServer:
     """One running ``codex app-server`` process and its request/response matching."""
 
@@ -188,11 +204,11 @@ class CodexAppServer:
         try:
             proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            proc.terminate()
+            _signal_group(proc, signal.SIGTERM)
             try:
                 proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                _signal_group(proc, signal.SIGKILL)
                 proc.wait()
         for thread in self._threads:
             thread.join(grace)
@@ -205,8 +221,7 @@ class CodexAppServer:
         """End a server that stopped answering at once (SIGKILL by PID), then reap it."""
         proc = self.process
         if proc is not None and proc.poll() is None:
-            with contextlib.suppress(OSError):
-                proc.kill()
+            _signal_group(proc, signal.SIGKILL)
         self.close(grace=5.0)
 
     def __enter__(self) -> CodexAppServer:

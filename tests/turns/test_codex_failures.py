@@ -1,0 +1,87 @@
+"""A Codex turn that never starts, or whose app-server dies: clear failures, then recovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from hangar.agents.codex.control import CodexControl
+from hangar.executor.service import Executor
+from hangar.testing.agent_runs import AgentSandbox
+
+from .conftest import TurnEvents, last_messages, open_sandbox_executor
+from .test_codex_send import codex_task, play, send
+
+pytestmark = pytest.mark.real_agents
+
+
+def codex_control(executor: Executor) -> CodexControl:
+    control = executor.control("codex")
+    assert isinstance(control, CodexControl)
+    return control
+
+
+def test_the_startup_watchdog_fails_a_stuck_turn_and_a_retry_resends_its_input(
+    agent_sandbox: AgentSandbox,
+    isolated_home: Path,
+    turn_events: TurnEvents,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RW-109..RW-116: a model that never answers: after the timeout from
+    HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS the stuck app-server is ended and the turn fails
+    with a clear error; the retry starts a new app-server and sends that turn's own input
+    again (not an earlier message), and its reply completes."""
+    monkeypatch.setenv("HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS", "3")
+    executor = open_sandbox_executor(agent_sandbox, turn_events)
+    try:
+        task_id = codex_task(agent_sandbox, executor)
+        play(agent_sandbox, {"stall": True}, {"text": "Recovered after the retry."})
+        started = time.monotonic()
+        failed_turn = send(executor, task_id, "The message that got stuck")["subtaskId"]
+        failed = turn_events.wait_type("response.failed", failed_turn)
+        assert 2.5 < time.monotonic() - started < 30
+        assert "no progress within 3s" in failed["error"] and "Retry" in failed["error"]
+        control = codex_control(executor)
+        assert control.host.starts == 1 and not control.host.running()  # RW-113
+        retry = send(executor, task_id, "", retryOf=failed_turn)["subtaskId"]
+        assert retry != failed_turn
+        turn_events.wait_type("response.completed", retry)
+        assert control.host.starts == 2  # RW-114: a new app-server for the retry
+        assert turn_events.text(retry) == "Recovered after the retry."
+        model_turns = [r for r in agent_sandbox.sandbox.requests() if r["kind"] in ("turn", "stall")]
+        last_user = [
+            item
+            for item in model_turns[-1]["body"]["input"]
+            if item.get("role") == "user" and "The message that got stuck" in json.dumps(item)
+        ]
+        assert last_user  # the failed turn's own input, sent again (RW-116)
+        reply = last_messages(executor, task_id, 1)[0]
+        assert reply["role"] == "assistant" and reply["content"] == "Recovered after the retry."
+    finally:
+        executor.close()
+
+
+def test_an_app_server_that_dies_mid_turn_fails_it_and_the_next_send_works(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
+) -> None:
+    task_id = codex_task(agent_sandbox, sandbox_executor)
+    play(
+        agent_sandbox,
+        {"text": "A reply that will be cut off by a crash.", "delay": 30},
+        {"text": "The next send works."},
+    )
+    doomed = send(sandbox_executor, task_id, "Start")["subtaskId"]
+    turn_events.wait_type("response.output_text.delta", doomed)
+    pid = codex_control(sandbox_executor).host.pid
+    assert pid is not None
+    os.killpg(pid, signal.SIGKILL)  # the app-server hangar started (its own process group)
+    failed = turn_events.wait_type("response.failed", doomed)
+    assert "app-server exited during the turn" in failed["error"]
+    following = send(sandbox_executor, task_id, "Again")["subtaskId"]
+    turn_events.wait_type("response.completed", following)
+    assert turn_events.text(following) == "The next send works."
