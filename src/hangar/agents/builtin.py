@@ -27,6 +27,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=HomeSpec("CLAUDE_CONFIG_DIR", (".claude",)),
         store="hangar.agents.claude:ClaudeStore",
         live="hangar.localrun.providers.claude:ClaudeProvider",
+        control="hangar.agents.claude.control:ClaudeControl",
         executables=("claude",),
     ),
     Agent(
