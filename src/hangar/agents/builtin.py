@@ -37,6 +37,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=xdg_data("opencode"),
         extra_homes=(("config", xdg_config("opencode")),),
         store="hangar.agents.opencode:OpenCodeStore",
+        control="hangar.agents.opencode.control:OpenCodeControl",
         executables=("opencode",),
     ),
     Agent(
