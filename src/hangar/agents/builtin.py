@@ -18,6 +18,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         store="hangar.agents.codex:CodexStore",
         live="hangar.localrun.providers.codex:CodexProvider",
         control="hangar.agents.codex.control:CodexControl",
+        usage="hangar.agents.codex.usage:scan_usage",
         executables=("codex",),
     ),
     Agent(
@@ -28,6 +29,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         store="hangar.agents.claude:ClaudeStore",
         live="hangar.localrun.providers.claude:ClaudeProvider",
         control="hangar.agents.claude.control:ClaudeControl",
+        usage="hangar.agents.claude.usage:scan_usage",
         executables=("claude",),
     ),
     Agent(
@@ -38,6 +40,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         extra_homes=(("config", xdg_config("opencode")),),
         store="hangar.agents.opencode:OpenCodeStore",
         control="hangar.agents.opencode.control:OpenCodeControl",
+        usage="hangar.agents.usage_rules:scan_opencode_style",
         executables=("opencode",),
     ),
     Agent(
@@ -46,6 +49,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cn",
         home=HomeSpec("CONTINUE_GLOBAL_DIR", (".continue",)),
         store="hangar.agents.continue_cli:ContinueStore",
+        usage="hangar.agents.usage_rules:scan_openai_style",
         executables=("cn",),
     ),
     Agent(
@@ -54,6 +58,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Gm",
         home=HomeSpec("GEMINI_CLI_HOME", (), (".gemini",)),
         store="hangar.agents.gemini:GeminiStore",
+        usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("gemini",),
     ),
     Agent(
@@ -62,6 +67,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cp",
         home=HomeSpec("COPILOT_HOME", (".copilot",)),
         store="hangar.agents.copilot:CopilotStore",
+        usage="hangar.agents.usage_rules:scan_openai_style",
         executables=("copilot",),
     ),
     Agent(
@@ -78,6 +84,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Qw",
         home=HomeSpec("QWEN_HOME", (".qwen",)),
         store="hangar.agents.qwen:QwenStore",
+        usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("qwen",),
     ),
     Agent(

@@ -35,6 +35,7 @@ from hangar.executor.task_lifecycle import Lifecycle
 from hangar.executor.turn_inputs import AttachmentFetcher, TurnInputs
 from hangar.executor.turn_stream import EventSink, null_sink
 from hangar.executor.turns import TurnService
+from hangar.executor.usage import UsageCounter
 from hangar.model import LocalTask, Transcript
 from hangar.paths import Env
 from hangar.settings import Settings, load_settings
@@ -152,6 +153,10 @@ class ExecutorCore:
     @property
     def trash_root(self) -> Path:
         return self.settings.paths.trash_dir
+
+    @cached_property
+    def usage(self) -> UsageCounter:
+        return UsageCounter(self.db, self.stores)
 
     @cached_property
     def roots(self) -> ManagedRoots:

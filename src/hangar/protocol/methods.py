@@ -11,6 +11,7 @@ from typing import Any
 
 from hangar.protocol import tasks as t
 from hangar.protocol import turns as u
+from hangar.protocol import usage as g
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ AGENTS_CONFIG_UPDATE = Method(
 )
 INDEX_RUN = Method("runtime.index.run", t.NoArguments, t.IndexRun)
 INDEX_STATUS = Method("runtime.index.status", t.NoArguments, t.IndexStatus)
+USAGE_SUMMARY = Method("runtime.usage.summary", g.UsageRequest, g.UsageReport)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -90,4 +92,5 @@ METHODS: dict[str, Method] = _methods(
     AGENTS_CONFIG_UPDATE,
     INDEX_RUN,
     INDEX_STATUS,
+    USAGE_SUMMARY,
 )
