@@ -112,7 +112,9 @@ def sandbox_executor(
 
 
 def only_task(executor: Executor, runtime: str) -> dict[str, Any]:
-    tasks = [t for t in executor.handle("runtime.tasks.list", {})["tasks"] if t["runtime"] == runtime]
+    tasks = [
+        t for t in executor.handle("runtime.tasks.list", {})["tasks"] if t["runtime"] == runtime
+    ]
     assert len(tasks) == 1, tasks
     return tasks[0]
 

@@ -53,7 +53,9 @@ def test_the_startup_watchdog_fails_a_stuck_turn_and_a_retry_resends_its_input(
         turn_events.wait_type("response.completed", retry)
         assert control.host.starts == 2  # RW-114: a new app-server for the retry
         assert turn_events.text(retry) == "Recovered after the retry."
-        model_turns = [r for r in agent_sandbox.sandbox.requests() if r["kind"] in ("turn", "stall")]
+        model_turns = [
+            r for r in agent_sandbox.sandbox.requests() if r["kind"] in ("turn", "stall")
+        ]
         last_user = [
             item
             for item in model_turns[-1]["body"]["input"]

@@ -174,13 +174,19 @@ def test_compact_is_codex_own_compaction_as_its_own_subtask(
     subtask = f"{task_id}-context-compact"
     assert accepted["subtaskId"] == subtask and accepted["kind"] == "compaction"
     turn_events.wait_type("response.completed", subtask)
-    statuses = [d["status"] for d in turn_events.turn(subtask) if d["type"] == "response.compaction"]
+    statuses = [
+        d["status"] for d in turn_events.turn(subtask) if d["type"] == "response.compaction"
+    ]
     assert statuses[-1] == "done"
     assert "response.output_text.delta" not in turn_events.types(subtask)
     bodies = json.dumps([r["body"] for r in agent_sandbox.sandbox.requests() if r.get("body")])
     assert '"/compact"' not in bodies  # RW-147
-    rollout = next((agent_sandbox.host(agent_sandbox.homes.home) / ".codex").rglob("rollout-*.jsonl"))
-    assert any(json.loads(line).get("type") == "compacted" for line in rollout.read_text().splitlines())
+    rollout = next(
+        (agent_sandbox.host(agent_sandbox.homes.home) / ".codex").rglob("rollout-*.jsonl")
+    )
+    assert any(
+        json.loads(line).get("type") == "compacted" for line in rollout.read_text().splitlines()
+    )
     messages = last_messages(sandbox_executor, task_id, 3)
     blocks = [b for m in messages for b in m.get("blocks") or []]
     assert any(b["type"] == "compaction" for b in blocks)

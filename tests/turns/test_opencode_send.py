@@ -29,7 +29,11 @@ def test_send_through_opencode_serve_streams_and_lands_in_its_database(
     with pytest.raises(HangarError) as refused:
         sandbox_executor.handle(
             "runtime.tasks.send",
-            {"localTaskId": task_id, "text": "hi", "model": {"modelId": "fake-model", "modelType": "nope"}},
+            {
+                "localTaskId": task_id,
+                "text": "hi",
+                "model": {"modelId": "fake-model", "modelType": "nope"},
+            },
         )
     assert refused.value.code == "bad_request"
     play(agent_sandbox, {"text": "OpenCode carries on from its server."})
