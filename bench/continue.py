@@ -114,9 +114,12 @@ def through_hub(box: AgentSandbox, hangar_home: Path, rounds: int) -> list[tuple
             stop = threading.Event()
 
             def listen() -> None:
-                with httpx.Client(
-                    base_url=url, headers=headers, timeout=None, trust_env=False
-                ) as sse, sse.stream("GET", "/api/events") as response:
+                with (
+                    httpx.Client(
+                        base_url=url, headers=headers, timeout=None, trust_env=False
+                    ) as sse,
+                    sse.stream("GET", "/api/events") as response,
+                ):
                     for line in response.iter_lines():
                         if stop.is_set():
                             return

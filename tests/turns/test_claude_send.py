@@ -10,7 +10,7 @@ import pytest
 
 from hangar.errors import HangarError
 from hangar.executor.service import Executor
-from hangar.testing.agent_runs import AgentSandbox, AgentRun
+from hangar.testing.agent_runs import AgentRun, AgentSandbox
 
 from .conftest import TurnEvents, last_messages, only_task
 from .test_codex_send import play
