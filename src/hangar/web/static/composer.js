@@ -234,7 +234,9 @@
     $("guidance-button").hidden = !(busy && can("guidance") && st.live && st.live.status === "running");
     const compactButton = $("compact-button");
     compactButton.hidden = !can("compact");
-    compactButton.setAttribute("aria-disabled", busy ? "true" : "false");
+    // Still clickable while replying: the click says why it waits (RW-150).
+    compactButton.classList.toggle("blocked", busy);
+    compactButton.title = busy ? "Wait for the reply to finish before compacting" : "Compact the conversation's context";
     $("send-button").textContent = busy ? "Queue" : "Send";
   }
   async function stop() {
