@@ -22,21 +22,14 @@ from hangar.agents.base import (
     SessionSummary,
     TranscriptProjector,
 )
-from hangar.agents.message_log import (
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    decode_object,
-    decoded_arguments,
-    head_tail_records,
-    latest_model,
-    output_text,
-    running_tool,
-    title_from,
-)
+from hangar.agents.json_fields import as_int, as_map, as_str, decoded_arguments
+from hangar.agents.json_records import SkipCounter, decode_object
+from hangar.agents.message_log import MessageLog, latest_model
+from hangar.agents.peek import head_tail_records
 from hangar.agents.registry import register_store
+from hangar.agents.text import title_from
+from hangar.agents.tool_kinds import running_tool
+from hangar.agents.tool_output import output_text
 from hangar.model import Attachment, Message, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
 

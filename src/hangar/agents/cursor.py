@@ -28,19 +28,14 @@ from hangar.agents.base import (
     SessionSummary,
     TranscriptProjector,
 )
-from hangar.agents.message_log import (
-    MessageLog,
-    SkipCounter,
-    as_map,
-    as_str,
-    decode_object,
-    head_tail_records,
-    iso_mtime,
-    running_tool,
-    text_of,
-    title_from,
-)
+from hangar.agents.json_fields import as_map, as_str
+from hangar.agents.json_records import SkipCounter, decode_object
+from hangar.agents.message_log import MessageLog
+from hangar.agents.peek import head_tail_records
 from hangar.agents.registry import register_store
+from hangar.agents.text import content_text, title_from
+from hangar.agents.timestamps import iso_mtime
+from hangar.agents.tool_kinds import running_tool
 from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
 from hangar.model.messages import UnknownBlock
 
@@ -117,7 +112,7 @@ class CursorProjector(TranscriptProjector):
             self.skipped.add("tool_result.orphan")
             return
         tool = self.pending.pop(0)
-        tool.output = text_of(block.get("content"))
+        tool.output = content_text(block.get("content"))
         tool.status = "failed" if block.get("is_error") else "done"
         tool.is_error = block.get("is_error") is True
         self.log.touch(self.log.current)

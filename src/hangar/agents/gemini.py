@@ -25,24 +25,14 @@ from hangar.agents.base import (
     SessionSummary,
     TranscriptProjector,
 )
-from hangar.agents.message_log import (
-    JsonObject,
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    decode_document,
-    decode_object,
-    head_tail_records,
-    latest_model,
-    output_text,
-    text_of,
-    title_from,
-    tool_kind,
-)
-from hangar.agents.peek import head_bytes
+from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
+from hangar.agents.json_records import SkipCounter, decode_document, decode_object
+from hangar.agents.message_log import MessageLog, latest_model
+from hangar.agents.peek import head_bytes, head_tail_records
 from hangar.agents.registry import register_store
+from hangar.agents.text import content_text, title_from
+from hangar.agents.tool_kinds import tool_kind
+from hangar.agents.tool_output import output_text
 from hangar.model import Attachment, ImageBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -111,12 +101,12 @@ class _Projection:
         if kind == "user":
             text = record.get("displayContent") or record.get("content") or record.get("parts")
             attachments = _attachments(record.get("parts"))
-            self.log.user(rid, text_of(text), when, attachments=attachments or None)
+            self.log.user(rid, content_text(text), when, attachments=attachments or None)
         elif kind in ("gemini", "model"):
             self._gemini(rid, when, record)
         elif kind in ("info", "warning", "error"):
             message = self.log.assistant(rid, when)
-            raw = {"content": text_of(record.get("content"))}
+            raw = {"content": content_text(record.get("content"))}
             self.log.add_block(message, UnknownBlock(f"gemini.{kind}", raw))
             if kind == "error":
                 message.error = raw["content"]
@@ -134,7 +124,7 @@ class _Projection:
                     self.log.add_block(message, ThinkingBlock(body))
         content = record.get("content")
         parts = record.get("parts")
-        text = text_of(content if content not in (None, "") else parts)
+        text = content_text(content if content not in (None, "") else parts)
         if text:
             self.log.add_block(message, TextBlock(text))
         for call in record.get("toolCalls") or []:
@@ -288,7 +278,7 @@ class GeminiStore(AgentStore):
         if path.suffix == ".jsonl":
             head, tail = head_tail_records(path)
             user = next((r for r in head if r.get("type") == "user"), {})
-            title = title_from(text_of(user.get("displayContent") or user.get("content")))
+            title = title_from(content_text(user.get("displayContent") or user.get("content")))
             for record in reversed(tail):
                 change = as_map(record.get("$set"))
                 stamp = as_str(change.get("lastUpdated")) or as_str(record.get("timestamp"))

@@ -23,20 +23,14 @@ from hangar.agents.base import (
     SessionSummary,
     TranscriptProjector,
 )
-from hangar.agents.message_log import (
-    JsonObject,
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    latest_model,
-    output_text,
-    running_tool,
-    title_from,
-)
+from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
+from hangar.agents.json_records import SkipCounter
+from hangar.agents.message_log import MessageLog, latest_model
 from hangar.agents.peek import head_bytes
 from hangar.agents.registry import register_store
+from hangar.agents.text import title_from
+from hangar.agents.tool_kinds import running_tool
+from hangar.agents.tool_output import output_text
 from hangar.model import CompactionBlock, TextBlock, ThinkingBlock, Usage
 from hangar.model.messages import UnknownBlock
 

@@ -10,6 +10,7 @@ undecodable lines are counted in ``summary().skipped`` and never raise.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -30,14 +31,17 @@ from hangar.agents.codex.tools import (
     set_output,
 )
 from hangar.agents.codex.turns import CodexTurn, Entry, UserEntry
+from hangar.agents.json_fields import raw_value, text_or_none
 from hangar.agents.projection import TurnProjector
-from hangar.agents.tool_output import content_text, tool_kind
+from hangar.agents.text import content_text
+from hangar.agents.tool_kinds import tool_kind
 from hangar.model import (
     Attachment,
     CompactionBlock,
     ContextUsage,
     FileChangesBlock,
     ImageBlock,
+    Message,
     PlanBlock,
     TextBlock,
     ThinkingBlock,
@@ -235,7 +239,7 @@ class CodexProjector(TurnProjector):
                     name = "image" if is_data else path.rsplit("/", 1)[-1]
                     attachments.append(Attachment(name=name, path=None if is_data else path))
         if text or attachments:
-            client_id = r.text_or_none(event.client_user_message_id)
+            client_id = text_or_none(event.client_user_message_id)
             entry = UserEntry(text, attachments, client_id, True, self._ts)
             self._user(entry)
 
@@ -266,7 +270,7 @@ class CodexProjector(TurnProjector):
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._tool_call(item)
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            self._tool_output(r.text_or_none(item.call_id), r.raw_value(item.output))
+            self._tool_output(text_or_none(item.call_id), raw_value(item.output))
         elif kind == "web_search_call":
             call_id = item.id or f"{self._turn().turn_id}:web:{len(self._turn().entries)}"
             done = item.status in (None, "completed")
@@ -275,12 +279,12 @@ class CodexProjector(TurnProjector):
             )
             self._add_entry(Entry("block", block))
         elif kind == "image_generation_call":
-            self._image(item.id, item.result, r.text_or_none(item.revised_prompt))
+            self._image(item.id, item.result, text_or_none(item.revised_prompt))
         else:
             self.skip(f"response_item.{kind}")
 
     def _tool_call(self, item: r.ResponseItem) -> None:
-        call_id = r.text_or_none(item.call_id) or item.id or f"call-{len(self.calls)}"
+        call_id = text_or_none(item.call_id) or item.id or f"call-{len(self.calls)}"
         if item.type == "local_shell_call":
             name, arguments = "local_shell", item.action
         elif item.type == "custom_tool_call":
@@ -356,9 +360,9 @@ class CodexProjector(TurnProjector):
         ):
             self.touch(len(self.turns) - 1)
             last.explicit = True
-            last.turn_id = r.text_or_none(event.turn_id) or last.turn_id
+            last.turn_id = text_or_none(event.turn_id) or last.turn_id
         else:
-            self._new_turn(r.text_or_none(event.turn_id), explicit=True)
+            self._new_turn(text_or_none(event.turn_id), explicit=True)
         if isinstance(event.model_context_window, int):
             self.context_window = event.model_context_window
 
@@ -366,7 +370,7 @@ class CodexProjector(TurnProjector):
         turn = self._turn()
         turn.final_status = "done"
         turn.completed_at = self._ts
-        if r.text_or_none(event.last_agent_message):
+        if text_or_none(event.last_agent_message):
             turn.last_agent_message = event.last_agent_message
 
     def _turn_aborted(self, event: r.EventMsg) -> None:
@@ -407,12 +411,12 @@ class CodexProjector(TurnProjector):
             self._add_entry(Entry("text", TextBlock(event.message), from_event=True))
 
     def _agent_reasoning(self, event: r.EventMsg) -> None:
-        if r.text_or_none(event.text):
+        if text_or_none(event.text):
             self._add_entry(Entry("thinking", ThinkingBlock(event.text), from_event=True))
 
     def _exec_end(self, event: r.EventMsg) -> None:
         self._command_done(
-            r.text_or_none(event.call_id),
+            text_or_none(event.call_id),
             event.command,
             event.exit_code if isinstance(event.exit_code, int) else None,
             duration_ms(event.duration),
@@ -444,7 +448,7 @@ class CodexProjector(TurnProjector):
         self.touch(position)
         if block.output is None:
             if output is None and event is not None:
-                output = r.raw_value(event.aggregated_output) or r.raw_value(event.stdout)
+                output = raw_value(event.aggregated_output) or raw_value(event.stdout)
             set_output(block, output or "")
         if exit_code is not None:
             block.is_error = exit_code != 0
@@ -453,7 +457,7 @@ class CodexProjector(TurnProjector):
 
     def _patch_end(self, event: r.EventMsg) -> None:
         files = changes_from_event(event.changes)
-        key = r.text_or_none(event.call_id) or f"patch-{len(self.patches)}"
+        key = text_or_none(event.call_id) or f"patch-{len(self.patches)}"
         found = self.patches.get(key)
         if found is not None:
             position, block = found
@@ -473,7 +477,7 @@ class CodexProjector(TurnProjector):
     def _mcp_end(self, event: r.EventMsg) -> None:
         invocation = event.invocation if isinstance(event.invocation, dict) else {}
         name = f"{invocation.get('server', 'mcp')}.{invocation.get('tool', 'tool')}"
-        call_id = r.text_or_none(event.call_id) or f"mcp-{len(self.calls)}"
+        call_id = text_or_none(event.call_id) or f"mcp-{len(self.calls)}"
         found = self.calls.get(call_id)
         if found is None:
             block = ToolBlock(call_id, name, invocation.get("arguments"), kind="mcp")
@@ -519,7 +523,7 @@ class CodexProjector(TurnProjector):
 
     def _collab_end(self, event: r.EventMsg) -> None:
         """Attach (or refresh) a child thread's messages on the call that spawned it."""
-        call_id = r.text_or_none(event.call_id)
+        call_id = text_or_none(event.call_id)
         if event.type == "collab_agent_spawn_end":
             found = self.calls.get(call_id or "")
             if found is None:
@@ -529,7 +533,7 @@ class CodexProjector(TurnProjector):
                 self._add_entry(Entry("block", block))
                 found = (len(self.turns) - 1, block)
                 self.calls[block.tool_use_id] = found
-            thread = r.text_or_none(event.new_thread_id)
+            thread = text_or_none(event.new_thread_id)
             if thread:
                 self.child_calls[thread] = found
         for thread in referenced_threads(event):
@@ -542,10 +546,10 @@ class CodexProjector(TurnProjector):
 
     def _image_end(self, event: r.EventMsg) -> None:
         result = event.result if isinstance(event.result, str) else None
-        self._image(r.text_or_none(event.call_id), result, r.text_or_none(event.revised_prompt))
+        self._image(text_or_none(event.call_id), result, text_or_none(event.revised_prompt))
 
     def _view_image(self, event: r.EventMsg) -> None:
-        if r.text_or_none(event.path):
+        if text_or_none(event.path):
             self._add_entry(Entry("block", ImageBlock(path=event.path)))
 
     def _compacted_event(self, event: r.EventMsg) -> None:
@@ -589,3 +593,13 @@ _EVENT_HANDLERS = {
     "view_image_tool_call": CodexProjector._view_image,
     "context_compacted": CodexProjector._compacted_event,
 }
+
+
+def read_child(path: Path) -> list[Message]:
+    """All messages of a child rollout (whole file, read-only; no grandchildren)."""
+    projector = CodexProjector(path.stem)
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.endswith(b"\n") and line.strip():
+                projector.feed(line[:-1])
+    return projector.take().messages
