@@ -18,11 +18,12 @@ turn boundary: ``messages[0]`` has index :attr:`~MessageLog.base`.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
-from hangar.agents.base import ProjectionDelta
+from hangar.agents.base import Carry, ProjectionDelta, ResumableProjector, Unresumable
 from hangar.model import Message, TextBlock, ToolBlock, Usage
 from hangar.model.messages import Block
 
@@ -33,7 +34,10 @@ _MESSAGES = msgspec.json.Decoder(list[Message])
 class MessageLog:
     """Messages in transcript order plus the first index touched since the last take."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_turn: Callable[[], Carry | Unresumable] | None = None) -> None:
+        self.on_turn = on_turn
+        """Called when a turn opens; its answer is :attr:`turn_carry`."""
+        self.turn_carry: Carry | Unresumable = None
         self.messages: list[Message] = []
         """The messages from index :attr:`base` on (``messages[i].index == base + i``)."""
         self.base = 0
@@ -60,6 +64,11 @@ class MessageLog:
         next turn number ``turn_base``."""
         self.base = first_index
         self.turn_base = turn_base
+
+    def _open_turn(self, index: int) -> None:
+        if self.on_turn is not None:
+            self.turn_carry = self.on_turn()
+        self.turn_starts.append(index)
 
     def reach(self, message: Message) -> None:
         """Record that a line used ``message`` (found by id): a reach back when it belongs
@@ -95,7 +104,7 @@ class MessageLog:
             content=content,
             **fields,
         )
-        self.turn_starts.append(message.index)
+        self._open_turn(message.index)
         self._append(message)
         self.current = None
         return message
@@ -119,7 +128,7 @@ class MessageLog:
             blocks=[],
         )
         if not self.turn_starts and not self.messages:
-            self.turn_starts.append(message.index)  # a session that opens with a reply
+            self._open_turn(message.index)  # a session that opens with a reply
         self._append(message)
         self.current = message
         return message
@@ -196,6 +205,44 @@ class MessageLog:
         if not changed:
             return ProjectionDelta(start, [])
         return ProjectionDelta(start, _MESSAGES.decode(_ENCODER.encode(changed)))
+
+
+class LogProjector(ResumableProjector):
+    """A resumable projector whose messages live in one :class:`MessageLog` (``self.log``).
+
+    Subclasses implement ``feed`` and ``summary``, and :meth:`carry` / :meth:`apply_carry`
+    when a turn inherits state from earlier lines (a model, a line counter for ids); the
+    log does the rest of the :class:`~hangar.agents.base.ResumableProjector` protocol.
+    """
+
+    def __init__(self) -> None:
+        self.log = MessageLog(on_turn=self.carry)
+
+    def carry(self) -> Carry | Unresumable:
+        """What a turn opening now inherits: state from before the current line."""
+        return None
+
+    def apply_carry(self, carry: Carry) -> None:
+        """Restore what :meth:`carry` returned."""
+
+    def turns_started(self) -> int:
+        return self.log.turns_started()
+
+    def turn_carry(self) -> Carry | Unresumable:
+        return self.log.turn_carry
+
+    def resume(self, carry: Carry, first_index: int, turn_base: int) -> None:
+        self.log.resume(first_index, turn_base)
+        self.apply_carry(carry)
+
+    def turn_first_indexes(self) -> Sequence[int]:
+        return self.log.turn_starts
+
+    def reached_back(self) -> int | None:
+        return self.log.reached_back()
+
+    def take(self) -> ProjectionDelta:
+        return self.log.take()
 
 
 def latest_model(messages: list[Message], default: str | None = None) -> str | None:

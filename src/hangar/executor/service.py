@@ -22,6 +22,7 @@ from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
 from hangar.executor.task_index import TaskIndex
 from hangar.executor.task_services import close_services
+from hangar.executor.turn_table_store import ExecutorTableStore
 from hangar.model import LocalTask, Transcript
 from hangar.settings import Settings
 from hangar.state import HangarState
@@ -51,8 +52,9 @@ class Executor:
         self.db = db
         self.stores: Mapping[str, AgentStore] = stores if stores is not None else open_stores()
         self.index = TaskIndex(db, device.device_id)
-        # Full reads by either engine leave turn tables the user-facing engine opens from.
-        self.turn_tables = TurnTables()
+        # Full reads by either engine leave turn tables the user-facing engine opens from;
+        # they are kept in executor.db, so the first open after a restart is tail-first too.
+        self.turn_tables = TurnTables(store=ExecutorTableStore(db))
         capacity = int(settings.transcript_cache_entries)
         self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
         self._indexer = TranscriptEngine(capacity=2, tables=self.turn_tables)

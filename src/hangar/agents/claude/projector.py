@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.base import SessionSummary
+from hangar.agents.base import Carry, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_claude_todowrite
 from hangar.agents.claude import records as r
@@ -68,6 +68,18 @@ class ClaudeProjector(TurnProjector):
         self.context_usage: ContextUsage | None = None
         self.checklists = ChecklistLedger()
         self.calls: dict[str, tuple[int, ToolBlock]] = {}
+
+    def carry(self) -> Carry:
+        # The context usage of the latest reply: a resumed projector reports it until a
+        # reply of its own names one.
+        return {"contextUsage": msgspec.to_builtins(self.context_usage)}
+
+    def apply_carry(self, carry: Carry) -> None:
+        usage = carry.get("contextUsage") if isinstance(carry, dict) else None
+        try:
+            self.context_usage = msgspec.convert(usage, ContextUsage | None)
+        except msgspec.ValidationError:
+            self.context_usage = None
 
     def _turn(self) -> ClaudeTurn:
         if not self.turns:
@@ -224,6 +236,9 @@ class ClaudeProjector(TurnProjector):
         tool_input = block.input
         tool = ToolBlock(tool_id, name, tool_input, status="running", kind=tool_kind(name))
         turn.blocks.append(tool)
+        earlier = self.calls.get(tool_id)
+        if earlier is not None:
+            self.reach(earlier[0])  # a reused id: a resumed projector would not know it
         self.calls[tool_id] = (position, tool)
         if name == "TodoWrite":
             # Sub-agents' TodoWrite calls are in their own files and own projectors (CL-036).

@@ -11,11 +11,11 @@ undecodable lines are counted in ``summary().skipped`` and never raise.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
-from hangar.agents.base import SessionSummary
+from hangar.agents.base import Carry, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_codex_update_plan
 from hangar.agents.codex import records as r
@@ -75,13 +75,44 @@ class CodexProjector(TurnProjector):
         self.patches: dict[str, tuple[int, FileChangesBlock]] = {}
         self.images: dict[str, tuple[int, ImageBlock]] = {}
         self._ts: str | None = None
+        self._ids = _IdCounts()
+        """Unnamed calls, patches and images before a resume point (for their ids)."""
 
-    def carry(self) -> object:
-        return (self.model, self.context_window)
+    def carry(self) -> Carry:
+        return {
+            "model": self.model,
+            "contextWindow": self.context_window,
+            "contextUsage": msgspec.to_builtins(self.context_usage),
+            "ids": [
+                self._ids.calls + len(self.calls),
+                self._ids.patches + len(self.patches),
+                self._ids.images + len(self.images),
+            ],
+        }
 
-    def apply_carry(self, carry: object) -> None:
-        if isinstance(carry, tuple) and len(carry) == 2:
-            self.model, self.context_window = carry
+    def apply_carry(self, carry: Carry) -> None:
+        if not isinstance(carry, dict):
+            return
+        model, window = carry.get("model"), carry.get("contextWindow")
+        self.model = model if isinstance(model, str) else None
+        self.context_window = window if isinstance(window, int) else None
+        try:
+            self.context_usage = msgspec.convert(carry.get("contextUsage"), ContextUsage | None)
+        except msgspec.ValidationError:
+            self.context_usage = None
+        ids = carry.get("ids")
+        if isinstance(ids, list) and len(ids) == 3:
+            calls, patches, images = ids
+            if isinstance(calls, int) and isinstance(patches, int) and isinstance(images, int):
+                self._ids = _IdCounts(calls, patches, images)
+
+    def _next_id(self, prefix: str, kind: str) -> str:
+        """An id for a record that names none, numbered across the whole file."""
+        if kind == "patches":
+            return f"{prefix}-{self._ids.patches + len(self.patches)}"
+        if kind == "images":
+            return f"{prefix}-{self._ids.images + len(self.images)}"
+        return f"{prefix}-{self._ids.calls + len(self.calls)}"
 
     # ----------------------------------------------------------------- turns
     def _current(self) -> int:
@@ -284,7 +315,7 @@ class CodexProjector(TurnProjector):
             self.skip(f"response_item.{kind}")
 
     def _tool_call(self, item: r.ResponseItem) -> None:
-        call_id = text_or_none(item.call_id) or item.id or f"call-{len(self.calls)}"
+        call_id = text_or_none(item.call_id) or item.id or self._next_id("call", "calls")
         if item.type == "local_shell_call":
             name, arguments = "local_shell", item.action
         elif item.type == "custom_tool_call":
@@ -293,6 +324,9 @@ class CodexProjector(TurnProjector):
             name = item.name or "function"
             arguments = parse_arguments(item.arguments)
         block = ToolBlock(call_id, name, arguments, status="running", kind=tool_kind(name))
+        earlier = self.calls.get(call_id)
+        if earlier is not None:
+            self.reach(earlier[0])  # a reused id: a resumed projector would not know it
         turn = self._add_entry(Entry("block", block))
         position = len(self.turns) - 1
         self.calls[call_id] = (position, block)
@@ -325,7 +359,7 @@ class CodexProjector(TurnProjector):
                 block.is_error = failed
 
     def _image(self, call_id: str | None, result: Any, prompt: str | None) -> None:
-        key = call_id or f"image-{len(self.images)}"
+        key = call_id or self._next_id("image", "images")
         payload = result if isinstance(result, str) and result else None
         if payload is not None and not payload.startswith("data:"):
             payload = "data:image/png;base64," + payload
@@ -435,7 +469,7 @@ class CodexProjector(TurnProjector):
         found = self.calls.get(call_id or "")
         if found is None:
             block = ToolBlock(
-                call_id or f"exec-{len(self.calls)}",
+                call_id or self._next_id("exec", "calls"),
                 "exec_command",
                 {"command": command},
                 status="running",
@@ -457,7 +491,7 @@ class CodexProjector(TurnProjector):
 
     def _patch_end(self, event: r.EventMsg) -> None:
         files = changes_from_event(event.changes)
-        key = text_or_none(event.call_id) or f"patch-{len(self.patches)}"
+        key = text_or_none(event.call_id) or self._next_id("patch", "patches")
         found = self.patches.get(key)
         if found is not None:
             position, block = found
@@ -477,7 +511,7 @@ class CodexProjector(TurnProjector):
     def _mcp_end(self, event: r.EventMsg) -> None:
         invocation = event.invocation if isinstance(event.invocation, dict) else {}
         name = f"{invocation.get('server', 'mcp')}.{invocation.get('tool', 'tool')}"
-        call_id = text_or_none(event.call_id) or f"mcp-{len(self.calls)}"
+        call_id = text_or_none(event.call_id) or self._next_id("mcp", "calls")
         found = self.calls.get(call_id)
         if found is None:
             block = ToolBlock(call_id, name, invocation.get("arguments"), kind="mcp")
@@ -528,11 +562,15 @@ class CodexProjector(TurnProjector):
             found = self.calls.get(call_id or "")
             if found is None:
                 tool_input = {"prompt": event.prompt, "agent": event.new_agent_nickname}
-                block = ToolBlock(call_id or f"spawn-{len(self.calls)}", "spawn_agent", tool_input)
+                block = ToolBlock(
+                    call_id or self._next_id("spawn", "calls"), "spawn_agent", tool_input
+                )
                 block.kind = "subagent"
                 self._add_entry(Entry("block", block))
                 found = (len(self.turns) - 1, block)
                 self.calls[block.tool_use_id] = found
+            else:
+                self.reach(found[0])
             thread = text_or_none(event.new_thread_id)
             if thread:
                 self.child_calls[thread] = found
@@ -571,6 +609,12 @@ class CodexProjector(TurnProjector):
             context_usage=self.context_usage,
             skipped=dict(self.skipped),
         )
+
+
+class _IdCounts(NamedTuple):
+    calls: int = 0
+    patches: int = 0
+    images: int = 0
 
 
 _EVENT_HANDLERS = {

@@ -1,0 +1,95 @@
+"""Where turn tables outlive the process: the store interface and the table encoding.
+
+The engine receives a :class:`TableStore` (the executor passes one over ``executor.db``)
+and never imports its implementation. A store keeps opaque bytes per key; what they mean
+is decided here. A stored table is a header line (format, hangar version, digest of the
+rest) and the table as JSON: a body that does not decode, was written by another format or
+hangar version, or does not match its digest is ignored (the engine then parses the file
+in full and stores a new table). Whether a table still fits the file is the engine's
+check (signature, boundary checksums), made every time it is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Protocol, TypeVar
+
+import msgspec
+
+from hangar import __version__
+
+TABLE_FORMAT = 1
+"""Bump when a projector's turns or message counts change meaning: old tables are ignored."""
+
+T = TypeVar("T")
+
+
+class TableStoreError(Exception):
+    """The store cannot be read or written right now (the engine keeps going without it)."""
+
+
+class TableStore(Protocol):
+    """Bytes by key; every method may raise :class:`TableStoreError`."""
+
+    def load_table(self, key: str) -> bytes | None:
+        """The body saved for ``key``, or ``None``."""
+
+    def save_table(self, key: str, body: bytes) -> None:
+        """Replace the body saved for ``key``."""
+
+    def delete_table(self, key: str) -> None:
+        """Forget ``key`` (no error when nothing is saved)."""
+
+
+class MemoryTableStore:
+    """A :class:`TableStore` in a dict (one process; for tests and tools)."""
+
+    def __init__(self) -> None:
+        self.bodies: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def load_table(self, key: str) -> bytes | None:
+        with self._lock:
+            return self.bodies.get(key)
+
+    def save_table(self, key: str, body: bytes) -> None:
+        with self._lock:
+            self.bodies[key] = body
+
+    def delete_table(self, key: str) -> None:
+        with self._lock:
+            self.bodies.pop(key, None)
+
+
+class _Header(msgspec.Struct, frozen=True):
+    format: int
+    version: str
+    digest: str
+
+
+def _digest(payload: bytes) -> str:
+    return hashlib.blake2b(payload, digest_size=16).hexdigest()
+
+
+def encode_table(table: object) -> bytes:
+    """The stored form of a table (any ``msgspec``-encodable value)."""
+    payload = msgspec.json.encode(table)
+    header = msgspec.json.encode(_Header(TABLE_FORMAT, __version__, _digest(payload)))
+    return header + b"\n" + payload
+
+
+def decode_table(body: bytes, kind: type[T]) -> T | None:
+    """The table in ``body``, or ``None`` when it is not one this version wrote intact."""
+    head, newline, payload = bytes(body).partition(b"\n")
+    if not newline:
+        return None
+    try:
+        header = msgspec.json.decode(head, type=_Header)
+        if (header.format, header.version) != (TABLE_FORMAT, __version__):
+            return None
+        if header.digest != _digest(payload):
+            return None
+        return msgspec.json.decode(payload, type=kind)
+    except msgspec.DecodeError:
+        return None
