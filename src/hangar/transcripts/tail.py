@@ -23,6 +23,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
@@ -54,8 +55,10 @@ class TurnMark(msgspec.Struct, frozen=True, array_like=True):
     """:func:`line_check` of that line."""
     clean: bool
     """No later line reached back across this boundary: a resume may start here."""
-    carry: Carry
-    """What the projector's ``turn_carry()`` said when the turn opened (JSON-normalized)."""
+    carry: Any
+    """What the projector's ``turn_carry()`` said when the turn opened: a ``Carry``,
+    JSON-normalized (declared ``Any`` because ``msgspec`` cannot decode the recursive
+    alias; any JSON value is accepted)."""
 
 
 class TurnTable(msgspec.Struct, frozen=True):
