@@ -10,11 +10,18 @@ session, reading as little as possible:
   first affected turn on, earlier messages stay the same objects (RW-077, RW-078);
 * truncated, replaced, same size with a new mtime, ``.zst``, or a rewritten format: the whole
   source is parsed again (RW-080);
-* tail-first (``tail_messages`` given, an engine with ``tables``, a file whose turn table a
-  previous full read left in :mod:`~hangar.transcripts.tail`): a cold open reads only the
-  last turns, starting at the turn boundary before the last ``tail_messages`` messages. The
-  entry is then *partial* (``base > 0``); a read that needs older messages (``min_index``)
-  parses the whole file.
+* tail-first (``tail_messages`` given, an engine with ``tables``, a file whose turn table an
+  earlier read left in :class:`~hangar.transcripts.tail.TurnTables`, in this process or,
+  through its store, in an earlier one): a cold open reads only the last turns, from the
+  clean turn boundary before the last ``tail_messages`` messages, and checks that the table
+  still fits the file (the boundary line where the table said, with the same checksum;
+  every later boundary it knows at the same offset and first index). A table that fails is
+  dropped and the file parsed in full, so a wrong page is never served. The entry is then
+  *partial* (``base > 0``); a read that needs older messages (``min_index``) parses the
+  whole file. When the file grew, the read's new turns extend the table;
+* never seen: :meth:`TranscriptEngine.glance` shows the last turns from the file's last
+  bytes at once, with indexes settled by the next :meth:`~TranscriptEngine.read` (see
+  :mod:`~hangar.transcripts.glance`).
 
 A partial last line is never fed: the stored offset stops before it. The cache holds at most
 ``capacity`` sessions (least recently used evicted). All methods are thread-safe; a read
@@ -38,6 +45,7 @@ from hangar.agents.base import (
     TranscriptProjector,
 )
 from hangar.model import Message
+from hangar.transcripts.glance import Glance, glance
 from hangar.transcripts.lines import LineReader, is_compressed
 from hangar.transcripts.signature import FileSignature, compare, sign
 from hangar.transcripts.tail import MarkRecorder, TurnMark, TurnTable, TurnTables
@@ -162,6 +170,28 @@ class TranscriptEngine:
                 while len(self._cache) > self.capacity:
                     self._cache.popitem(last=False)
             return entry
+
+    def glance(
+        self, key: str, store: AgentStore, source: SessionSource, limit: int
+    ) -> Glance | None:
+        """The last ``limit`` messages of ``source`` at once: exact (``settled``) when this
+        engine or its turn tables know the file (a tail-first :meth:`read`), else a
+        :func:`~hangar.transcripts.glance.glance` from the file's last bytes, whose indexes
+        settle with the next :meth:`read`. ``None`` when the source has no end to read
+        from (rewritten formats, ``.zst``)."""
+        table = self.tables.get(key) if self.tables is not None else None
+        if self.cached(key) is None and table is None:
+            return glance(store, source, limit)
+        before = self.stats.bytes_read
+        entry = self.read(key, store, source, tail_messages=limit)
+        return Glance(
+            entry.messages[-limit:],
+            True,
+            None,
+            self.stats.bytes_read - before,
+            entry.summary.checklist,
+            entry.summary.context_usage,
+        )
 
     def _drop(self, key: str) -> None:
         """The session's file is gone: forget its parse and its turn table."""
