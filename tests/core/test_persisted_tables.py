@@ -16,7 +16,6 @@ import pytest
 from hangar.executor.database import ExecutorDatabase, bundled_migrations
 from hangar.executor.service import Executor
 from hangar.executor.turn_table_store import ExecutorTableStore
-from hangar.state import open_state
 from hangar.transcripts import table_store
 from hangar.transcripts.engine import TranscriptEngine
 from hangar.transcripts.signature import sign
@@ -63,13 +62,13 @@ def test_restart_opens_known_tasks_tail_first(isolated_home: Path) -> None:
     """DESIGN §7: a new executor (a restarted process) serves the first page of a task the
     previous one indexed from the stored turn table, reading only the last turns."""
     path = home_rollout(isolated_home)
-    first = Executor.from_state(open_state())
+    first = Executor.open()
     task_id = first.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
     assert first.index_pending() == 1
     assert first.turn_tables.stats.saved == 1
     first.close()
 
-    restarted = Executor.from_state(open_state())
+    restarted = Executor.open()
     page = restarted.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
     stats = restarted.engine.stats
     assert (stats.tail_parses, stats.full_parses) == (1, 0)
@@ -84,7 +83,7 @@ def test_restart_after_an_append_reads_the_last_turns_and_the_new_bytes(
     isolated_home: Path,
 ) -> None:
     path = home_rollout(isolated_home)
-    first = Executor.from_state(open_state())
+    first = Executor.open()
     task_id = first.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
     first.index_pending()
     first.close()
@@ -93,7 +92,7 @@ def test_restart_after_an_append_reads_the_last_turns_and_the_new_bytes(
     with path.open("ab") as handle:
         handle.write(added)
 
-    restarted = Executor.from_state(open_state())
+    restarted = Executor.open()
     page = restarted.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 2})
     stats = restarted.engine.stats
     assert (stats.tail_parses, stats.full_parses) == (1, 0)
@@ -105,7 +104,7 @@ def test_restart_after_an_append_reads_the_last_turns_and_the_new_bytes(
 
 def test_a_deleted_file_drops_its_stored_table(isolated_home: Path) -> None:
     path = home_rollout(isolated_home)
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     task_id = executor.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
     executor.index_pending()
     tables = ExecutorTableStore(executor.db)

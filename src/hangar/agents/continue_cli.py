@@ -19,11 +19,11 @@ from typing import Any
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger, current_checklist
 from hangar.agents.checklists import from_continue_checklist
+from hangar.agents.homes import AgentHome
 from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str, decoded_arguments
 from hangar.agents.json_records import SkipCounter
 from hangar.agents.message_log import MessageLog, latest_model
 from hangar.agents.peek import head_bytes
-from hangar.agents.registry import register_store
 from hangar.agents.text import content_text, title_from
 from hangar.agents.timestamps import iso_from_seconds, iso_mtime
 from hangar.agents.tool_kinds import tool_kind
@@ -36,7 +36,6 @@ from hangar.model import (
     ToolBlock,
     Usage,
 )
-from hangar.paths import AgentHome
 
 RUNTIME = "continue"
 CHECKLIST_TOOL = "Checklist"
@@ -224,10 +223,8 @@ def read_index(sessions_dir: Path) -> dict[str, JsonObject]:
     }
 
 
-@register_store
 class ContinueStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Continue CLI"
     append_only = False
 
     def __init__(self, home: AgentHome) -> None:

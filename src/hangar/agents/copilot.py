@@ -20,7 +20,6 @@ from hangar.agents.json_fields import as_int, as_map, as_str, decoded_arguments
 from hangar.agents.json_records import SkipCounter, decode_object
 from hangar.agents.message_log import LogProjector, latest_model
 from hangar.agents.peek import head_tail_records
-from hangar.agents.registry import register_store
 from hangar.agents.text import title_from
 from hangar.agents.tool_kinds import running_tool
 from hangar.agents.tool_output import output_text
@@ -269,10 +268,8 @@ def _workspace_yaml(folder: Path) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-@register_store
 class CopilotStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Copilot CLI"
     append_only = True
 
     def _files(self) -> Iterator[Path]:

@@ -26,7 +26,6 @@ from hangar.agents.json_fields import as_map, as_str
 from hangar.agents.json_records import SkipCounter, decode_object
 from hangar.agents.message_log import LogProjector
 from hangar.agents.peek import head_tail_records
-from hangar.agents.registry import register_store
 from hangar.agents.text import content_text, title_from
 from hangar.agents.timestamps import iso_mtime
 from hangar.agents.tool_kinds import running_tool
@@ -188,10 +187,8 @@ def _workspace(project_dir: Path) -> str | None:
     return str(candidate) if candidate.is_dir() else None
 
 
-@register_store
 class CursorStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Cursor agent"
     append_only = True
 
     def session_paths(self) -> Iterator[Path]:

@@ -29,7 +29,6 @@ from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
 from hangar.agents.json_records import SkipCounter, decode_document, decode_object
 from hangar.agents.message_log import LogProjector, MessageLog, latest_model
 from hangar.agents.peek import head_bytes, head_tail_records
-from hangar.agents.registry import register_store
 from hangar.agents.text import content_text, title_from
 from hangar.agents.tool_kinds import tool_kind
 from hangar.agents.tool_output import output_text
@@ -257,10 +256,8 @@ def _head_fields(path: Path) -> dict[str, str]:
     return fields
 
 
-@register_store
 class GeminiStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Gemini CLI"
     append_only = False
 
     def _files(self) -> Iterator[Path]:

@@ -22,7 +22,6 @@ from hangar.agents.json_fields import as_map, as_str
 from hangar.agents.json_records import SkipCounter, decode_document
 from hangar.agents.message_log import MessageLog
 from hangar.agents.peek import stat_marks
-from hangar.agents.registry import register_store
 from hangar.agents.timestamps import iso_from_millis
 from hangar.agents.tool_kinds import running_tool
 from hangar.agents.tool_output import output_text
@@ -147,10 +146,8 @@ def _assistant(
             log.add_block(message, block)
 
 
-@register_store
 class KiroStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Kiro CLI"
     append_only = False
 
     def databases(self) -> list[Path]:

@@ -29,7 +29,6 @@ from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
 from hangar.agents.json_records import SkipCounter
 from hangar.agents.message_log import LogProjector, latest_model
 from hangar.agents.peek import head_bytes
-from hangar.agents.registry import register_store
 from hangar.agents.text import title_from
 from hangar.agents.tool_kinds import running_tool
 from hangar.agents.tool_output import output_text
@@ -237,10 +236,8 @@ def _head_record(path: Path) -> JsonObject:
     return records[0] if records else {}
 
 
-@register_store
 class QwenStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Qwen Code"
     append_only = True
 
     def session_paths(self) -> Iterator[Path]:

@@ -17,66 +17,61 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hangar.errors import UsageError
 from hangar.executor import cleanup, delete_worker
+from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import field, required
-from hangar.executor.task_services import services_for
-
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
 
 BULK_LIMIT = 50
 """At most this many ids per ``delete_bulk`` call: the UI submits small batches (RW-177)."""
 
 
-def rename(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    with services.codex() as codex:
-        return services.lifecycle.rename(payload.get("localTaskId"), payload.get("title"), codex)
+def rename(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
+    with executor.controls() as controls:
+        return executor.lifecycle.rename(payload.get("localTaskId"), payload.get("title"), controls)
 
 
-def _set_archived(executor: Executor, payload: dict[str, Any], archived: bool) -> dict[str, Any]:
-    services = services_for(executor)
-    with services.codex() as codex:
-        return services.lifecycle.set_archived(payload.get("localTaskId"), archived, codex)
+def _set_archived(
+    executor: ExecutorCore, payload: dict[str, Any], archived: bool
+) -> dict[str, Any]:
+    with executor.controls() as controls:
+        return executor.lifecycle.set_archived(payload.get("localTaskId"), archived, controls)
 
 
-def archive(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def archive(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     return _set_archived(executor, payload, True)
 
 
-def unarchive(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def unarchive(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     return _set_archived(executor, payload, False)
 
 
-def archive_project(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def archive_project(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     key = required(payload, "projectKey", str)
-    services = services_for(executor)
     executor.refresh_index()
-    with services.codex() as codex:
-        return services.lifecycle.archive_where(codex, key)
+    with executor.controls() as controls:
+        return executor.lifecycle.archive_where(controls, key)
 
 
-def archive_all(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
+def archive_all(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     executor.refresh_index()
-    with services.codex() as codex:
-        return services.lifecycle.archive_where(codex, None)
+    with executor.controls() as controls:
+        return executor.lifecycle.archive_where(controls, None)
 
 
-def archived_list(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def archived_list(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     executor.refresh_index()
-    return services_for(executor).lifecycle.archived_list(field(payload, "projectKey", str))
+    return executor.lifecycle.archived_list(field(payload, "projectKey", str))
 
 
-def delete(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def delete(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     task_id = required(payload, "localTaskId", str)
     return _delete(executor, [task_id], None)
 
 
-def delete_bulk(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def delete_bulk(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     ids = payload.get("localTaskIds")
     if not isinstance(ids, list) or not ids:
         raise UsageError("localTaskIds must be a non-empty list")
@@ -85,36 +80,32 @@ def delete_bulk(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
     return _delete(executor, ids, field(payload, "batchId", str))
 
 
-def _delete(executor: Executor, ids: list[Any], batch: str | None) -> dict[str, Any]:
-    services = services_for(executor)
+def _delete(executor: ExecutorCore, ids: list[Any], batch: str | None) -> dict[str, Any]:
     reply = delete_worker.request_delete(executor.db, ids, batch)
-    services.wake_deleter()
+    executor.deleter.wake()
     return reply
 
 
-def delete_progress(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def delete_progress(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     return delete_worker.delete_progress(executor.db, field(payload, "batchId", str))
 
 
-def restore(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
+def restore(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     task_id = required(payload, "localTaskId", str)
-    return delete_worker.restore(executor.db, services.trash_root, task_id)
+    return delete_worker.restore(executor.db, executor.trash_root, task_id)
 
 
-def purge(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
+def purge(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     task_id = required(payload, "localTaskId", str)
-    return delete_worker.purge_task(executor.db, services.trash_root, task_id)
+    return delete_worker.purge_task(executor.db, executor.trash_root, task_id)
 
 
-def cleanup_preview(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return cleanup.plan(executor.db, services_for(executor).roots, payload)
+def cleanup_preview(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
+    return cleanup.plan(executor.db, executor.roots, payload)
 
 
-def run_cleanup(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    return cleanup.run(executor.db, services.roots, services.trash_root, payload)
+def run_cleanup(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
+    return cleanup.run(executor.db, executor.roots, executor.trash_root, payload)
 
 
 HANDLERS = {

@@ -16,30 +16,25 @@ progress of the running or last build.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from hangar.executor.core import ExecutorCore
 from hangar.executor.search import search
 from hangar.executor.search_text import compile_query
-from hangar.executor.task_services import services_for
-
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
 
 
-def search_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def search_tasks(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     compile_query(payload.get("query"))  # a bad query fails before any indexing work
-    services = services_for(executor)
-    progress = services.ensure_index()
+    progress = executor.search.ensure()
     out = search(executor.db, executor.device, payload)
     if progress is not None:
         out["indexing"] = progress.as_json()
     return out
 
 
-def index_run(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    pending = services.resume_deletes()
-    state = services.sync_index()
+def index_run(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
+    pending = executor.resume_deletes()
+    state = executor.search.sync()
     return {
         "indexed": state.tasks_done,
         "errors": state.errors,
@@ -48,9 +43,9 @@ def index_run(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def index_status(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    return {"running": services.indexing, **services.progress.as_json()}
+def index_status(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
+    service = executor.search
+    return {"running": service.indexing, **service.progress.as_json()}
 
 
 HANDLERS = {

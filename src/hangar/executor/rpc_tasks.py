@@ -11,26 +11,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
+from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import field, required
 from hangar.model import Transcript
 from hangar.transcripts.paging import DEFAULT_LIMIT
 
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
 
-
-def list_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def list_tasks(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     runtime = field(payload, "runtime", str)
     include_archived = field(payload, "includeArchived", bool, False)
     tasks = executor.list_tasks(runtime=runtime, include_archived=bool(include_archived))
     return {"tasks": msgspec.to_builtins(tasks)}
 
 
-def transcript(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def transcript(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     local_task_id = required(payload, "localTaskId", str)
     limit = field(payload, "limit", int, DEFAULT_LIMIT)
     before = field(payload, "beforeCursor", str)

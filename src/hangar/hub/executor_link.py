@@ -67,6 +67,10 @@ class ExecutorLink(Protocol):
         """Run RPC ``method``; raises :class:`HangarError` subclasses on failure."""
         ...
 
+    def close(self) -> None:
+        """Let go of the executor (stop it, or drop the connection); idempotent."""
+        ...
+
 
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
@@ -119,6 +123,11 @@ class DeviceLinks:
             return self.links[device_id]
         except KeyError:
             raise DeviceUnavailable(device_id=device_id) from None
+
+    def close(self) -> None:
+        """Close every link (on hub shutdown)."""
+        for link in self.links.values():
+            link.close()
 
     def online(self) -> list[str]:
         """Online devices, the local one first."""

@@ -51,8 +51,8 @@ from typing import Any
 import msgspec
 
 from hangar.agents.base import AgentStore, ResumableProjector, SessionSource, SessionSummary
+from hangar.agents.homes import AgentHome
 from hangar.model import Message, ToolBlock
-from hangar.paths import AgentHome
 from hangar.transcripts.tail import MarkRecorder, TurnMark
 
 #: Discovery may open this many files per session found, plus :data:`DISCOVER_OPEN_SLACK`.

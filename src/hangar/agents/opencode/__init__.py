@@ -18,7 +18,6 @@ from hangar.agents.json_records import SkipCounter
 from hangar.agents.opencode import json_store, sqlite_store
 from hangar.agents.opencode.project import RawSession, project_session
 from hangar.agents.peek import stat_marks
-from hangar.agents.registry import register_store
 from hangar.agents.timestamps import iso_from_millis
 
 RUNTIME = "opencode"
@@ -28,10 +27,8 @@ def _is_sqlite(path: Path) -> bool:
     return path.suffix == ".db"
 
 
-@register_store
 class OpenCodeStore(AgentStore):
     runtime = RUNTIME
-    display_name = "OpenCode"
     append_only = False
 
     def databases(self) -> list[Path]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from hangar.hub.database import create_hub_engine
-from hangar.hub.schema import metadata
+from hangar.hub.store.database import create_hub_engine
+from hangar.hub.store.schema import metadata
 
 config = context.config
 engine = config.attributes.get("engine") or create_hub_engine(

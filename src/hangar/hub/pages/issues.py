@@ -15,10 +15,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from hangar.errors import HangarError, UsageError
-from hangar.hub import comments_repo, issues_repo, local_runs_repo, workspace_repo
 from hangar.hub.context import Hub, hub_of
-from hangar.hub.web_page import page
-from hangar.hub.web_session import check_form_csrf, require_session
+from hangar.hub.pages.page import page
+from hangar.hub.pages.session import check_form_csrf, require_session
+from hangar.hub.store import comments as comments_repo
+from hangar.hub.store import issues as issues_repo
+from hangar.hub.store import local_runs as local_runs_repo
+from hangar.hub.store import workspaces as workspace_repo
 
 router = APIRouter(include_in_schema=False)
 

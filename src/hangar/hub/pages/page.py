@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from hangar.hub.context import hub_of
-from hangar.hub.rendering import render
+from hangar.hub.pages.rendering import render
 
 
 def page(request: Request, session_id: str, name: str, **context: Any) -> HTMLResponse:

@@ -8,8 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from hangar.hub import comments_repo, issues_repo, workspace_repo
 from hangar.hub.context import Hub
+from hangar.hub.store import comments as comments_repo
+from hangar.hub.store import issues as issues_repo
+from hangar.hub.store import workspaces as workspace_repo
 
 router = APIRouter(prefix="/api", tags=["issues"])
 

@@ -16,7 +16,9 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "web" / "templates"
+from hangar.agents.registry import agent
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
 DATA_IMAGE_PREFIXES = tuple(
     f"data:image/{kind};base64," for kind in ("png", "jpeg", "jpg", "gif", "webp")
 )
@@ -81,27 +83,23 @@ def safe_image_src(block: dict[str, Any]) -> str | None:
     return None
 
 
-RUNTIME_BADGES = {
-    "codex": "Cx",
-    "claude": "Cl",
-    "opencode": "Oc",
-    "continue": "Cn",
-    "gemini": "Gm",
-    "copilot": "Cp",
-    "cursor": "Cu",
-    "qwen": "Qw",
-    "kiro": "Ki",
-}
-
-
 def total(items: Any, key: str) -> int:
     """Sum of ``item[key]`` over dicts where a missing key counts 0 (defaults are omitted)."""
     return sum(int(i.get(key) or 0) for i in items or () if isinstance(i, dict))
 
 
 def runtime_badge(runtime: str | None) -> str:
+    """The agent's badge from its registry record; an unknown runtime shows its first two
+    letters."""
     name = runtime or "?"
-    return RUNTIME_BADGES.get(name, name[:2].title())
+    record = agent(name)
+    return record.badge if record is not None else name[:2].title()
+
+
+def runtime_name(runtime: str | None) -> str:
+    """The agent's display name from its registry record (the runtime id when unknown)."""
+    record = agent(runtime or "")
+    return record.display_name if record is not None else (runtime or "?")
 
 
 @cache
@@ -116,6 +114,7 @@ def environment() -> Environment:
     env.filters["ago"] = relative_time
     env.filters["pretty"] = pretty_json
     env.filters["badge"] = runtime_badge
+    env.filters["agent_name"] = runtime_name
     env.filters["total"] = total
     env.globals["tool_command"] = tool_command
     env.globals["safe_image_src"] = safe_image_src

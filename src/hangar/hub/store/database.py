@@ -39,7 +39,7 @@ def create_hub_engine(url: str) -> Engine:
 
 def alembic_config(engine: Engine) -> Config:
     config = Config()
-    config.set_main_option("script_location", "hangar.hub:alembic")
+    config.set_main_option("script_location", "hangar.hub.store:alembic")
     config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
     config.attributes["engine"] = engine
     return config

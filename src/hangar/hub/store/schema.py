@@ -1,6 +1,6 @@
 """Hub tables as SQLAlchemy Core metadata (portable: SQLite and PostgreSQL).
 
-The Alembic migrations in ``hub/alembic/versions`` create these tables; a test checks that
+The Alembic migrations in ``hub/store/alembic/versions`` create these tables; a test checks that
 the migrated database matches this metadata, so the two never drift.
 """
 

@@ -10,7 +10,7 @@ Contracts:
 - :func:`add_message` stores a message once per (run, source, sourceKey) with the next per-run
   ``seq``; it returns ``created=False`` (and the stored message) for a duplicate. Content is
   redacted again here. Messages that may become comments get an outbox row in the same
-  transaction (see :mod:`hangar.hub.outbox`).
+  transaction (see :mod:`hangar.hub.workers.outbox`).
 - All writes go through one lock per process (one writer per SQLite database).
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,8 +28,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from hangar.errors import HangarError, NotFoundError, UsageError
-from hangar.hub import comments_repo, issues_repo, schema
-from hangar.hub.workspace_repo import Workspace, iso
+from hangar.hub.store import comments as comments_repo
+from hangar.hub.store import issues as issues_repo
+from hangar.hub.store import schema
+from hangar.hub.store.workspaces import Workspace, iso
+from hangar.hub.store.writes import transaction
 from hangar.localrun.messages import MESSAGE_TYPES, RunMessage
 from hangar.localrun.redact import redact_text, redact_value
 
@@ -38,7 +40,6 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUSES = ("running", *sorted(TERMINAL))
 COMMENT_MODES = ("thread", "off")
 TOKEN_PREFIX = "hgrun_"
-_WRITE_LOCK = threading.Lock()
 _COMMENT_MODES: dict[str, str] = {}
 """Comments mode per run id (it never changes once a run exists)."""
 
@@ -133,56 +134,55 @@ def create_run(
     source_key = fields.get("sourceKey") or None
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     issue = issues_repo.get_issue(engine, workspace, issue_key)
-    with _WRITE_LOCK:
-        with engine.begin() as conn:
-            existing = None
-            if source_key is not None:
-                existing = conn.execute(
-                    sa.select(runs_t).where(
-                        runs_t.c.workspace_id == workspace.id,
-                        runs_t.c.source == source,
-                        runs_t.c.source_key == source_key,
-                    )
-                ).first()
-            if existing is not None:
-                if existing.issue_id != issue["id"]:
-                    raise RunConflictError(f"sourceKey {source_key!r} belongs to another issue")
-                conn.execute(
-                    sa.update(runs_t)
-                    .where(runs_t.c.id == existing.id)
-                    .values(token_hash=token_digest(token))
+    with transaction(engine) as conn:
+        existing = None
+        if source_key is not None:
+            existing = conn.execute(
+                sa.select(runs_t).where(
+                    runs_t.c.workspace_id == workspace.id,
+                    runs_t.c.source == source,
+                    runs_t.c.source_key == source_key,
                 )
-                return run_json(_run_row(conn, existing.id), issue["key"]), False, token
-            run_id = str(uuid.uuid4())
-            stamp = now()
+            ).first()
+        if existing is not None:
+            if existing.issue_id != issue["id"]:
+                raise RunConflictError(f"sourceKey {source_key!r} belongs to another issue")
             conn.execute(
-                sa.insert(runs_t).values(
-                    id=run_id,
-                    workspace_id=workspace.id,
-                    issue_id=issue["id"],
-                    owner_id=workspace.owner_id,
-                    cli_name=cli_name,
-                    status="running",
-                    work_dir=str(fields.get("workDir") or ""),
-                    context_dir=fields.get("contextDir"),
-                    comments_mode=mode,
-                    no_status_update=bool(fields.get("noStatusUpdate")),
-                    source=source,
-                    source_key=source_key,
-                    token_hash=token_digest(token),
-                    started_at=stamp,
-                    heartbeat_at=stamp,
-                )
+                sa.update(runs_t)
+                .where(runs_t.c.id == existing.id)
+                .values(token_hash=token_digest(token))
             )
-        if mode == "thread":
-            where = redact_text(str(fields.get("workDir") or "."))
-            top = comments_repo.add_comment(
-                engine, workspace, issue["key"], f"Started local `{cli_name}` run from `{where}`."
+            return run_json(_run_row(conn, existing.id), issue["key"]), False, token
+        run_id = str(uuid.uuid4())
+        stamp = now()
+        conn.execute(
+            sa.insert(runs_t).values(
+                id=run_id,
+                workspace_id=workspace.id,
+                issue_id=issue["id"],
+                owner_id=workspace.owner_id,
+                cli_name=cli_name,
+                status="running",
+                work_dir=str(fields.get("workDir") or ""),
+                context_dir=fields.get("contextDir"),
+                comments_mode=mode,
+                no_status_update=bool(fields.get("noStatusUpdate")),
+                source=source,
+                source_key=source_key,
+                token_hash=token_digest(token),
+                started_at=stamp,
+                heartbeat_at=stamp,
             )
-            with engine.begin() as conn:
-                conn.execute(
-                    sa.update(runs_t).where(runs_t.c.id == run_id).values(top_comment_id=top["id"])
-                )
+        )
+    if mode == "thread":
+        where = redact_text(str(fields.get("workDir") or "."))
+        top = comments_repo.add_comment(
+            engine, workspace, issue["key"], f"Started local `{cli_name}` run from `{where}`."
+        )
+        with transaction(engine) as conn:
+            conn.execute(
+                sa.update(runs_t).where(runs_t.c.id == run_id).values(top_comment_id=top["id"])
+            )
     if not fields.get("noStatusUpdate") and issue["status"] in ("backlog", "todo"):
         issues_repo.update_issue(engine, workspace, issue["key"], {"status": "in_progress"})
     return get_run(engine, workspace, run_id), True, token
@@ -233,7 +233,7 @@ def patch_run(
     if status is not None and status not in STATUSES:
         raise UsageError(f"status must be one of {', '.join(STATUSES)}")
     stamp = now()
-    with _WRITE_LOCK, engine.begin() as conn:
+    with transaction(engine) as conn:
         row = _run_row(conn, run_id)
         values: dict[str, Any] = {"heartbeat_at": stamp}
         if row.status not in TERMINAL:
@@ -258,7 +258,7 @@ def put_usage(engine: Engine, run_id: str, entries: list[dict[str, Any]]) -> Non
     """Replace the cumulative usage of each (provider, model) given."""
     usage = schema.local_run_usage
     stamp = now()
-    with _WRITE_LOCK, engine.begin() as conn:
+    with transaction(engine) as conn:
         _run_row(conn, run_id)
         for entry in entries:
             key = (str(entry.get("provider") or ""), str(entry.get("model") or ""))
@@ -279,7 +279,7 @@ def put_usage(engine: Engine, run_id: str, entries: list[dict[str, Any]]) -> Non
 
 
 def may_become_comment(message: RunMessage) -> bool:
-    """Cheap pre-filter for the outbox (the full rules live in :mod:`hangar.hub.outbox`)."""
+    """Cheap pre-filter for the outbox (the full rules live in :mod:`hangar.hub.workers.outbox`)."""
     if message.type in ("user_input", "final"):
         return True
     return message.type == "text" and message.input.get("kind") == "codex_proposed_plan"
@@ -294,7 +294,7 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
         messages_t.c.source == message.source,
         messages_t.c.source_key == message.source_key,
     )
-    with _WRITE_LOCK, engine.begin() as conn:
+    with transaction(engine) as conn:
         existing = conn.execute(sa.select(messages_t).where(*where)).first()
         if existing is not None:
             return message_json(existing), False

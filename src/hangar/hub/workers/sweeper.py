@@ -13,9 +13,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from hangar.hub import schema
-from hangar.hub.local_runs_repo import _WRITE_LOCK, now
-from hangar.hub.periodic import PeriodicWorker
+from hangar.hub.store import schema
+from hangar.hub.store.local_runs import now
+from hangar.hub.store.writes import transaction
+from hangar.hub.workers.periodic import PeriodicWorker
 
 SILENCE = 150.0
 INTERVAL = 30.0
@@ -28,7 +29,7 @@ def sweep(engine: Engine, at: datetime | None = None, silence: float = SILENCE) 
     """Fail every running run whose last heartbeat is older than ``silence``; return their ids."""
     stamp = at or now()
     cutoff = stamp - timedelta(seconds=silence)
-    with _WRITE_LOCK, engine.begin() as conn:
+    with transaction(engine) as conn:
         stale = list(
             conn.execute(
                 sa.select(runs_t.c.id).where(

@@ -25,12 +25,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from hangar.hub import schema
 from hangar.hub.context import HubContext
-from hangar.hub.local_runs_repo import _WRITE_LOCK, now
-from hangar.hub.periodic import PeriodicWorker
-from hangar.hub.sweeper import SweeperWorker
-from hangar.hub.workspace_repo import Workspace
+from hangar.hub.store import schema
+from hangar.hub.store.local_runs import now
+from hangar.hub.store.workspaces import Workspace
+from hangar.hub.store.writes import transaction
+from hangar.hub.workers.periodic import PeriodicWorker
+from hangar.hub.workers.sweeper import SweeperWorker
 
 FINAL_WAIT = 60.0
 MAX_ATTEMPTS = 8
@@ -105,7 +106,7 @@ def process_batch(
         ).all()
     changed_issues: set[str] = set()
     for (outbox_id,) in due:
-        with _WRITE_LOCK, engine.begin() as conn:
+        with transaction(engine) as conn:
             row = conn.execute(sa.select(outbox_t).where(outbox_t.c.id == outbox_id)).first()
             if row is None or row.status != "pending":
                 continue

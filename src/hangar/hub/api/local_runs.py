@@ -29,8 +29,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from hangar.errors import UsageError
-from hangar.hub import local_runs_repo as repo
 from hangar.hub.context import Hub, HubContext
+from hangar.hub.store import local_runs as repo
 from hangar.localrun.messages import RunMessage
 
 router = APIRouter(prefix="/api", tags=["local runs"])

@@ -12,12 +12,12 @@ from fastapi import APIRouter, Form, Query
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from hangar.hub import routes_runtime_work
+from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.context import Hub, hub_of
-from hangar.hub.rendering import render
-from hangar.hub.routes_web_issues import router as issues_router
-from hangar.hub.web_page import page
-from hangar.hub.web_session import (
+from hangar.hub.pages.issues import router as issues_router
+from hangar.hub.pages.page import page
+from hangar.hub.pages.rendering import render
+from hangar.hub.pages.session import (
     check_form_csrf,
     clear_session_cookie,
     require_session,
@@ -67,7 +67,7 @@ def runtime_tasks(
     localTaskId: str | None = None,
 ) -> HTMLResponse:
     session_id = require_session(request)
-    view = routes_runtime_work.runtime_work(ctx)
+    view = runtime_api.runtime_work(ctx)
     return page(
         request,
         session_id,
@@ -86,7 +86,7 @@ def sidebar(
     localTaskId: str | None = None,
 ) -> HTMLResponse:
     require_session(request)
-    view = routes_runtime_work.runtime_work(ctx)
+    view = runtime_api.runtime_work(ctx)
     html = render(
         "_sidebar.html", view=view, device_id=deviceId or "", local_task_id=localTaskId or ""
     )
@@ -107,14 +107,14 @@ def transcript_partial(
     """One page of messages as HTML; ``beforeIndex`` asks for the page ending before it."""
     require_session(request)
     cursor = encode_cursor(beforeIndex) if beforeIndex is not None else beforeCursor
-    body = routes_runtime_work.TranscriptRequest(
+    body = runtime_api.TranscriptRequest(
         deviceId=deviceId,
         localTaskId=localTaskId,
         limit=limit,
         beforeCursor=cursor,
         refresh=refresh,
     )
-    result = routes_runtime_work.transcript(body, ctx)
+    result = runtime_api.transcript(body, ctx)
     messages = result.get("messages", [])
     indexes = [m.get("index", 0) for m in messages]
     html = render(
@@ -131,6 +131,6 @@ def transcript_partial(
 @router.get("/archived")
 def archived_page(request: Request, ctx: Hub) -> HTMLResponse:
     session_id = require_session(request)
-    body = routes_runtime_work.ArchivedListRequest()
-    view = routes_runtime_work.archived_list(body, ctx)
+    body = runtime_api.ArchivedListRequest()
+    view = runtime_api.archived_list(body, ctx)
     return page(request, session_id, "archived.html", view=view)

@@ -20,8 +20,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from hangar.errors import NotFoundError, UsageError
-from hangar.hub import schema
-from hangar.hub.workspace_repo import Workspace, iso, label_ids_for_names
+from hangar.hub.store import schema
+from hangar.hub.store.workspaces import Workspace, iso, label_ids_for_names
+from hangar.hub.store.writes import transaction
 
 STATUSES = ("backlog", "todo", "in_progress", "in_review", "done", "cancelled")
 PRIORITIES = ("none", "urgent", "high", "medium", "low")
@@ -102,7 +103,7 @@ def create_issue(engine: Engine, workspace: Workspace, fields: Mapping[str, Any]
     _check_dates(start, due)
     now = datetime.now(UTC)
     issue_id = str(uuid.uuid4())
-    with engine.begin() as conn:
+    with transaction(engine) as conn:
         number = _allocate_number(conn, workspace.id)
         values: dict[str, Any] = {
             "id": issue_id,
@@ -165,7 +166,7 @@ def update_issue(
     engine: Engine, workspace: Workspace, key: str, fields: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Apply a partial update (only keys present in ``fields``); returns the new issue."""
-    with engine.begin() as conn:
+    with transaction(engine) as conn:
         issue_id = issue_id_for_key(conn, workspace, key)
         current = conn.execute(sa.select(schema.issues).where(schema.issues.c.id == issue_id)).one()
         values: dict[str, Any] = {}

@@ -16,7 +16,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from hangar.errors import UsageError
-from hangar.hub import schema
+from hangar.hub.store import schema
+from hangar.hub.store.writes import transaction
 
 DEFAULT_PREFIX = "HGR"
 
@@ -43,7 +44,7 @@ def ensure_workspace(engine: Engine, owner_name: str, prefix: str = DEFAULT_PREF
     ws, members = schema.workspaces, schema.members
     now = datetime.now(UTC)
     try:
-        with engine.begin() as conn:
+        with transaction(engine) as conn:
             workspace_id = str(uuid.uuid4())
             conn.execute(
                 sa.insert(ws).values(
@@ -124,7 +125,7 @@ def create_project(
         "created_at": datetime.now(UTC),
     }
     try:
-        with engine.begin() as conn:
+        with transaction(engine) as conn:
             conn.execute(sa.insert(p).values(**values))
     except sa.exc.IntegrityError:
         raise UsageError(f"a project named {name!r} already exists") from None
@@ -159,7 +160,7 @@ def create_label(
     lb = schema.labels
     label_id = str(uuid.uuid4())
     try:
-        with engine.begin() as conn:
+        with transaction(engine) as conn:
             conn.execute(
                 sa.insert(lb).values(
                     id=label_id,

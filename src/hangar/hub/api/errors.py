@@ -59,7 +59,7 @@ def wants_html(request: Request) -> bool:
 
 
 def html_error(status: int, message: str) -> Response:
-    from hangar.hub.rendering import render  # the API error path never needs Jinja
+    from hangar.hub.pages.rendering import render  # the API error path never needs Jinja
 
     return HTMLResponse(render("error.html", status=status, message=message), status_code=status)
 
@@ -105,14 +105,14 @@ def _unhandled(request: Request, exc: Exception) -> Response:
 
 
 def _login_required(_request: Request, exc: Exception) -> Response:
-    from hangar.hub.web_session import LoginRequired, login_redirect
+    from hangar.hub.pages.session import LoginRequired, login_redirect
 
     assert isinstance(exc, LoginRequired)
     return login_redirect(exc)
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    from hangar.hub.web_session import LoginRequired
+    from hangar.hub.pages.session import LoginRequired
 
     app.add_exception_handler(LoginRequired, _login_required)
     app.add_exception_handler(HangarError, _hangar_error)

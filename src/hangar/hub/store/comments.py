@@ -14,9 +14,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from hangar.errors import UsageError
-from hangar.hub import schema
-from hangar.hub.issues_repo import issue_id_for_key
-from hangar.hub.workspace_repo import Workspace, iso
+from hangar.hub.store import schema
+from hangar.hub.store.issues import issue_id_for_key
+from hangar.hub.store.workspaces import Workspace, iso
+from hangar.hub.store.writes import transaction
 
 MAX_BODY = 100_000
 
@@ -64,7 +65,7 @@ def add_comment(
         raise UsageError(f"body is longer than {MAX_BODY} characters")
     c = schema.comments
     comment_id = str(uuid.uuid4())
-    with engine.begin() as conn:
+    with transaction(engine) as conn:
         issue_id = issue_id_for_key(conn, workspace, key)
         if parent_id is not None:
             parent = conn.execute(
