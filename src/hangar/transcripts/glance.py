@@ -68,7 +68,9 @@ def line_start_at_or_after(path: Path, offset: int) -> int:
 def glance(store: AgentStore, source: SessionSource, limit: int) -> Glance | None:
     """The last turns holding at least ``limit`` messages (fewer when the file has fewer),
     or ``None`` for a source that cannot be read from its end (rewritten formats, ``.zst``,
-    projectors that are not resumable). Raises ``OSError`` when the file cannot be read."""
+    projectors that are not resumable) or whose last :data:`MAX_ROUNDS` windows held no
+    usable turn boundary (the caller then reads the file in full). Raises ``OSError`` when
+    the file cannot be read."""
     if not store.reads_incrementally(source) or is_compressed(source.path):
         return None
     size = source.path.stat().st_size
