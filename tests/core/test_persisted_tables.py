@@ -19,8 +19,7 @@ from hangar.executor.turn_table_store import ExecutorTableStore
 from hangar.transcripts import table_store
 from hangar.transcripts.engine import TranscriptEngine
 from hangar.transcripts.signature import sign
-from hangar.transcripts.table_store import decode_table, encode_table
-from hangar.transcripts.tail import TurnTable, TurnTables
+from hangar.transcripts.tail import TurnTable, TurnTables, decode_table, encode_table
 
 from .helpers import line, source, store
 from .test_executor_tasks import THREAD
@@ -164,7 +163,7 @@ def indexed(path: Path, db_store: ExecutorTableStore) -> TurnTable:
     TranscriptEngine(tables=tables).read("k", store("codex", path.parent), source("codex", path))
     body = db_store.load_table("k")
     assert body is not None
-    table = decode_table(body, TurnTable)
+    table = decode_table(body)
     assert table is not None
     return table
 
@@ -209,7 +208,7 @@ def test_a_changed_file_never_uses_its_table(
     if path.stat().st_size >= 256 * 1024:
         body = db_store.load_table("k")
         assert body is not None
-        stored = decode_table(body, TurnTable)
+        stored = decode_table(body)
         assert stored is not None and stored.signature == sign(path)
 
 
@@ -227,7 +226,7 @@ def _other_version(body: bytes) -> bytes:
 
 
 def _inconsistent(body: bytes) -> bytes:
-    table = decode_table(body, TurnTable)
+    table = decode_table(body)
     assert table is not None
     marks = tuple(reversed(table.marks))  # offsets no longer increase
     return encode_table(msgspec.structs.replace(table, marks=marks))
@@ -236,7 +235,7 @@ def _inconsistent(body: bytes) -> bytes:
 def _shifted_boundaries(body: bytes) -> bytes:
     # A stale table: its boundaries point a few bytes off their lines (as after a file
     # was cut and written again with the same head), digest and all intact.
-    table = decode_table(body, TurnTable)
+    table = decode_table(body)
     assert table is not None
     marks = tuple(msgspec.structs.replace(m, offset=m.offset + 7) for m in table.marks)
     return encode_table(msgspec.structs.replace(table, marks=marks))

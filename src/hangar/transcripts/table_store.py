@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from typing import Protocol, TypeVar
+from typing import Any, Protocol
 
 import msgspec
 
@@ -21,8 +21,6 @@ from hangar import __version__
 
 TABLE_FORMAT = 1
 """Bump when a projector's turns or message counts change meaning: old tables are ignored."""
-
-T = TypeVar("T")
 
 
 class TableStoreError(Exception):
@@ -62,34 +60,40 @@ class MemoryTableStore:
             self.bodies.pop(key, None)
 
 
-class _Header(msgspec.Struct, frozen=True):
+class _Header(msgspec.Struct, frozen=True, array_like=True):
     format: int
     version: str
     digest: str
+
+
+_HEADER = msgspec.json.Decoder(_Header)
+_ANY = msgspec.json.Decoder()
 
 
 def _digest(payload: bytes) -> str:
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 
-def encode_table(table: object) -> bytes:
+def encode_body(value: object) -> bytes:
     """The stored form of a table (any ``msgspec``-encodable value)."""
-    payload = msgspec.json.encode(table)
+    payload = msgspec.json.encode(value)
     header = msgspec.json.encode(_Header(TABLE_FORMAT, __version__, _digest(payload)))
     return header + b"\n" + payload
 
 
-def decode_table(body: bytes, kind: type[T]) -> T | None:
-    """The table in ``body``, or ``None`` when it is not one this version wrote intact."""
+def decode_body(body: bytes) -> Any:
+    """The table in ``body`` as plain JSON values, or ``None`` when it is not one this
+    version wrote intact. (Untyped on purpose: a typed decoder would first resolve the
+    table's annotations, which costs more than the check the caller makes itself.)"""
     head, newline, payload = bytes(body).partition(b"\n")
     if not newline:
         return None
     try:
-        header = msgspec.json.decode(head, type=_Header)
+        header = _HEADER.decode(head)
         if (header.format, header.version) != (TABLE_FORMAT, __version__):
             return None
         if header.digest != _digest(payload):
             return None
-        return msgspec.json.decode(payload, type=kind)
+        return _ANY.decode(payload)
     except msgspec.DecodeError:
         return None

@@ -23,13 +23,13 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import msgspec
 
 from hangar.agents.base import UNRESUMABLE, Carry, ResumableProjector, Unresumable
 from hangar.transcripts.signature import FileSignature
-from hangar.transcripts.table_store import TableStore, TableStoreError, decode_table, encode_table
+from hangar.transcripts.table_store import TableStore, TableStoreError, decode_body, encode_body
 
 CHECK_BYTES = 64
 """How much of a boundary line its checksum covers."""
@@ -79,9 +79,18 @@ class TurnTable(msgspec.Struct, frozen=True):
         return None
 
     def is_consistent(self) -> bool:
-        """Offsets and numbers increase, indexes never decrease and stay within ``total``."""
+        """Offsets and numbers increase, indexes never decrease and stay within ``total``,
+        every field has its type."""
         previous: TurnMark | None = None
         for mark in self.marks:
+            if not (
+                _is_int(mark.offset)
+                and _is_int(mark.number)
+                and _is_int(mark.first_index)
+                and _is_int(mark.check)
+                and isinstance(mark.clean, bool)
+            ):
+                return False
             if mark.offset < 0 or mark.offset >= self.signature.size or mark.first_index < 0:
                 return False
             if previous is not None and (
@@ -92,6 +101,39 @@ class TurnTable(msgspec.Struct, frozen=True):
                 return False
             previous = mark
         return previous is None or previous.first_index <= self.total
+
+
+def encode_table(table: TurnTable) -> bytes:
+    """What a :class:`~hangar.transcripts.table_store.TableStore` keeps for ``table``."""
+    return encode_body(table)
+
+
+def decode_table(body: bytes) -> TurnTable | None:
+    """The table a store kept, or ``None`` when the body is not an intact table of this
+    format and hangar version. The digest vouches for what this version wrote; shapes are
+    checked here and consistency by :meth:`TurnTable.is_consistent` (not yet the file)."""
+    value = decode_body(body)
+    if not isinstance(value, dict):
+        return None
+    sig, marks, total = value.get("signature"), value.get("marks"), value.get("total")
+    if not isinstance(sig, dict) or not isinstance(marks, list) or not _is_int(total):
+        return None
+    device, inode, size = sig.get("device"), sig.get("inode"), sig.get("size")
+    mtime, head_len, head_hash = sig.get("mtime_ns"), sig.get("head_len"), sig.get("head_hash")
+    if not (_is_int(device) and _is_int(inode) and _is_int(size) and _is_int(mtime)):
+        return None
+    if not _is_int(head_len) or not isinstance(head_hash, str):
+        return None
+    width = len(TurnMark.__struct_fields__)
+    if not all(isinstance(row, list) and len(row) == width for row in marks):
+        return None
+    rows = tuple(TurnMark(*row) for row in marks)
+    signature = FileSignature(device, inode, size, mtime, head_len, head_hash)
+    return TurnTable(signature, rows, total)
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass
@@ -268,7 +310,7 @@ class TurnTables:
             return None
         if body is None:
             return None
-        table = decode_table(body, TurnTable)
+        table = decode_table(body)
         if table is None or not table.is_consistent():
             self.reject(key)
             return None
