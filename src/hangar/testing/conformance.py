@@ -317,7 +317,7 @@ def _check_resumed_at(
     at = f"{where} at turn {mark.number} (byte {mark.offset})"
     projector = store.new_projector(source)
     assert isinstance(projector, ResumableProjector)
-    projector.resume(mark.carry, mark.first_index, mark.number)
+    projector.resume(mark.inherited(), mark.first_index, mark.number)
     seen = _feed_recorded(projector, [x for x in lines if x[0] >= mark.offset], mark.number)
     delta = projector.take()
     problems: list[str] = []

@@ -37,6 +37,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from hangar.agents.base import (
     AgentStore,
     ResumableProjector,
@@ -276,7 +278,12 @@ class TranscriptEngine:
         if mark is None or not self._tail_capable(source, projector):
             return None
         assert isinstance(projector, ResumableProjector)
-        projector.resume(mark.carry, mark.first_index, mark.number)
+        try:
+            carry = mark.inherited()
+        except msgspec.DecodeError:
+            tables.reject(key)
+            return None
+        projector.resume(carry, mark.first_index, mark.number)
         reader = LineReader(source.path, mark.offset)
         recorder = MarkRecorder(count=mark.number)
         self._feed(projector, reader, recorder)

@@ -23,11 +23,11 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 import msgspec
 
-from hangar.agents.base import UNRESUMABLE, Carry, ResumableProjector, Unresumable
+from hangar.agents.base import Carry, ResumableProjector, Unresumable
 from hangar.transcripts.signature import FileSignature
 from hangar.transcripts.table_store import TableStore, TableStoreError, decode_body, encode_body
 
@@ -37,6 +37,7 @@ PERSIST_MIN_BYTES = 256 * 1024
 """Tables of smaller files stay in memory only: a full parse of them takes milliseconds."""
 
 _CARRY = msgspec.json.Decoder()
+_CARRY_ENCODER = msgspec.json.Encoder()
 
 
 def line_check(line: bytes) -> int:
@@ -55,10 +56,14 @@ class TurnMark(msgspec.Struct, frozen=True, array_like=True):
     """:func:`line_check` of that line."""
     clean: bool
     """No later line reached back across this boundary: a resume may start here."""
-    carry: Any
-    """What the projector's ``turn_carry()`` said when the turn opened: a ``Carry``,
-    JSON-normalized (declared ``Any`` because ``msgspec`` cannot decode the recursive
-    alias; any JSON value is accepted)."""
+    carry: str
+    """What the projector's ``turn_carry()`` said when the turn opened, as JSON text: only
+    the mark a read resumes at is decoded (:meth:`inherited`)."""
+
+    def inherited(self) -> Carry:
+        """The carry itself (what a persisted table gives back: tuples come back as lists)."""
+        value: Carry = _CARRY.decode(self.carry)
+        return value
 
 
 class TurnTable(msgspec.Struct, frozen=True):
@@ -89,6 +94,7 @@ class TurnTable(msgspec.Struct, frozen=True):
                 and _is_int(mark.first_index)
                 and _is_int(mark.check)
                 and isinstance(mark.clean, bool)
+                and isinstance(mark.carry, str)
             ):
                 return False
             if mark.offset < 0 or mark.offset >= self.signature.size or mark.first_index < 0:
@@ -155,8 +161,8 @@ class MarkRecorder:
         if started != self.count:
             self._drop_from(min(started, self.count))
             if started == self.count + 1:
-                carry = _normalized(projector.turn_carry())
-                if not isinstance(carry, Unresumable):
+                carry = _encoded(projector.turn_carry())
+                if carry is not None:
                     mark = TurnMark(offset, self.count, -1, line_check(line), True, carry)
                     self.marks.append(mark)
             self.count = started
@@ -188,16 +194,15 @@ class MarkRecorder:
         return out
 
 
-def _normalized(carry: Carry | Unresumable) -> Carry | Unresumable:
-    """``carry`` after a JSON round trip (what a persisted table gives back), or
-    :data:`UNRESUMABLE` when it does not survive one."""
+def _encoded(carry: Carry | Unresumable) -> str | None:
+    """``carry`` as JSON text, or ``None`` for :data:`UNRESUMABLE` and for a value that
+    does not encode."""
     if isinstance(carry, Unresumable):
-        return carry
+        return None
     try:
-        normalized: Carry = _CARRY.decode(msgspec.json.encode(carry))
-    except (TypeError, msgspec.EncodeError, msgspec.DecodeError):
-        return UNRESUMABLE
-    return normalized
+        return _CARRY_ENCODER.encode(carry).decode()
+    except (TypeError, msgspec.EncodeError):
+        return None
 
 
 @dataclass
