@@ -30,6 +30,7 @@ from hangar.executor.search_service import SearchService
 from hangar.executor.task_index import TaskIndex
 from hangar.executor.task_lifecycle import Lifecycle
 from hangar.executor.turn_table_store import ExecutorTableStore
+from hangar.executor.usage import UsageCounter
 from hangar.model import LocalTask, Transcript
 from hangar.paths import Env
 from hangar.settings import Settings, load_settings
@@ -105,6 +106,10 @@ class ExecutorCore:
     @property
     def trash_root(self) -> Path:
         return self.settings.paths.trash_dir
+
+    @cached_property
+    def usage(self) -> UsageCounter:
+        return UsageCounter(self.db, self.stores)
 
     @cached_property
     def roots(self) -> ManagedRoots:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hangar.executor import rpc_archive, rpc_search, rpc_tasks
+from hangar.executor import rpc_archive, rpc_search, rpc_tasks, rpc_usage
 from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import Handler, MethodNotSupportedError
 from hangar.protocol.codec import InvalidRequest, decode, to_json
@@ -22,6 +22,7 @@ HANDLERS: dict[str, Handler] = {
     **rpc_tasks.HANDLERS,
     **rpc_search.HANDLERS,
     **rpc_archive.HANDLERS,
+    **rpc_usage.HANDLERS,
 }
 
 
