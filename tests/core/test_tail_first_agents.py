@@ -32,7 +32,7 @@ NOT_RESUMABLE = {
 
 @pytest.mark.parametrize("runtime", sorted(WRITERS))
 def test_generated_sessions_open_tail_first(tmp_path: Path, runtime: str) -> None:
-    """RW-073: every page size of a long session equals a full parse, reach-backs,
+    """Every page size of a long session equals a full parse, reach-backs,
     rewinds, rewritten records and glued objects included."""
     path = WRITERS[runtime](tmp_path / "session.jsonl", 40, "output line\\n" * 20)
     assert check_every_tail(runtime, path) > 20
@@ -44,7 +44,7 @@ def test_generated_sessions_open_tail_first(tmp_path: Path, runtime: str) -> Non
 def test_fixture_sessions_open_tail_first(
     public_fixtures: Path, tmp_path: Path, runtime: str, name: str
 ) -> None:
-    """RW-073: real sessions of each format, every page size."""
+    """Real sessions of each format, every page size."""
     path = tmp_path / "session.jsonl"
     shutil.copyfile(public_fixtures / name, path)
     check_every_tail(runtime, path)
