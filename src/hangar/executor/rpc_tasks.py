@@ -1,7 +1,9 @@
 """``runtime.tasks.*`` handlers.
 
-* ``runtime.tasks.list {runtime?, includeArchived?}`` → ``{"tasks": [LocalTask…]}``, after an
-  incremental index refresh (RW-028/029).
+* ``runtime.tasks.list {runtime?, includeArchived?, ifRevision?}`` → ``{"tasks": [LocalTask…],
+  "revision": N}``, after an incremental index refresh (RW-028/029). ``revision`` moves with
+  every change to the list; a caller that passes the revision it holds as ``ifRevision`` gets
+  ``{"revision": N, "unchanged": true}`` (no tasks) while the list is still the same.
 * ``runtime.tasks.transcript {localTaskId, limit?, beforeCursor?, refresh?}`` →
   ``{"task": LocalTask, **Transcript}`` (RW-062..066, RW-075..080). ``refresh`` (default
   true) checks the file's signature and reads only appended bytes; ``false`` serves the
@@ -24,8 +26,11 @@ from hangar.transcripts.paging import DEFAULT_LIMIT
 def list_tasks(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:
     runtime = field(payload, "runtime", str)
     include_archived = field(payload, "includeArchived", bool, False)
-    tasks = executor.list_tasks(runtime=runtime, include_archived=bool(include_archived))
-    return {"tasks": msgspec.to_builtins(tasks)}
+    known = field(payload, "ifRevision", int)
+    revision, tasks = executor.listed(runtime=runtime, include_archived=bool(include_archived))
+    if known is not None and known == revision:
+        return {"revision": revision, "unchanged": True}
+    return {"tasks": tasks, "revision": revision}
 
 
 def transcript(executor: ExecutorCore, payload: dict[str, Any]) -> dict[str, Any]:

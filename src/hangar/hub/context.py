@@ -12,6 +12,7 @@ from starlette.requests import Request
 from hangar.hub.auth import Authenticator
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
+from hangar.hub.runtime_view import RuntimeView
 from hangar.hub.runtime_work import DeviceInfo
 from hangar.hub.store.workspaces import Workspace
 
@@ -24,6 +25,8 @@ class HubContext:
     auth: Authenticator
     events: EventBus
     extra: dict[str, Any] = field(default_factory=dict)
+    runtime_view: RuntimeView = field(default_factory=RuntimeView)
+    """The ``GET /api/runtime-work`` body, rebuilt once per change of a device's list."""
 
     def device_infos(self) -> list[DeviceInfo]:
         links = self.devices

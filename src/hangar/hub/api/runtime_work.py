@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from hangar.errors import HangarError, UsageError
@@ -94,23 +94,22 @@ def _changed(ctx: HubContext, device_id: str, local_task_ids: list[str]) -> None
 
 
 @router.get("", summary="Devices, Projects with their tasks, and Conversations")
-def runtime_work_route(ctx: Hub) -> FastJSONResponse:
-    return FastJSONResponse(runtime_work(ctx))
+def runtime_work_route(ctx: Hub) -> Response:
+    _, encoded = _runtime_view(ctx)
+    return Response(encoded, media_type="application/json")
 
 
 def runtime_work(ctx: HubContext) -> dict[str, Any]:
-    """The ``GET /api/runtime-work`` body (also rendered by the web UI's sidebar)."""
-    infos = ctx.device_infos()
-    tasks: dict[str, list[dict[str, Any]]] = {}
-    errors: list[dict[str, str]] = []
-    for info in infos:
-        try:
-            tasks[info.device_id] = _tasks_of(ctx, info.device_id, include_archived=False)
-        except HangarError as exc:  # one failing device must not hide the others
-            errors.append({"deviceId": info.device_id, "code": exc.code, "message": str(exc)})
-    body = group_tasks(infos, tasks)
-    body["errors"] = errors
-    return body
+    """The ``GET /api/runtime-work`` body (also rendered by the web UI's sidebar); shared
+    between requests while no device's list changed, so it must not be mutated."""
+    return _runtime_view(ctx)[0]
+
+
+def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
+    def fetch(device_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return ctx.devices.link(device_id).call("runtime.tasks.list", payload)
+
+    return ctx.runtime_view.body(ctx.device_infos(), fetch)
 
 
 @router.post("/transcript", summary="One page of a task's normalized transcript")
