@@ -44,7 +44,7 @@ def hangar_home(environ: Env | None = None) -> Path:
         # random) on every command: an XDG data home that is set and absolute, else
         # ~/.local/share.
         xdg = env.get("XDG_DATA_HOME", "").strip()
-        base = Path(xdg) if xdg and os.path.isabs(xdg) else user_home(env) / ".local" / "share"
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else user_home(env) / ".local" / "share"
         return base / "hangar"
     import platformdirs
 

@@ -196,22 +196,22 @@ def _declares_group(group: str) -> bool:
     """
     import os
     import sys
+    from pathlib import Path
 
     header = f"[{group}]".encode()
     for folder in sys.path:
         try:
-            names = os.listdir(folder or ".")
+            entries = list(os.scandir(folder or "."))
         except NotADirectoryError:
             return True  # a zip archive on sys.path: let importlib.metadata look inside
         except OSError:
             continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
+        for entry in entries:
+            if entry.name.endswith((".dist-info", ".egg-info")):
                 try:
-                    with open(os.path.join(folder, name, "entry_points.txt"), "rb") as handle:
-                        if header in handle.read():
-                            return True
-                except FileNotFoundError:
+                    if header in Path(entry.path, "entry_points.txt").read_bytes():
+                        return True
+                except (FileNotFoundError, NotADirectoryError):
                     continue
                 except OSError:
                     return True

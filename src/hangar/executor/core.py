@@ -70,7 +70,9 @@ class ExecutorCore:
         self.turn_tables = TurnTables()
         capacity = int(settings.transcript_cache_entries)
         self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
-        self._indexer = TranscriptEngine(capacity=2, tables=self.turn_tables)
+        # The background indexer and the search indexer read through this one engine, and
+        # each tells the other what it parsed: one parse per change feeds both indexes.
+        self._indexer = TranscriptEngine(capacity=8, tables=self.turn_tables)
         self._owns_db = owns_db
         self._wake = threading.Event()
         self._worker: threading.Thread | None = None
@@ -110,7 +112,14 @@ class ExecutorCore:
     def search(self) -> SearchService:
         from hangar.executor.search_service import SearchService
 
-        return SearchService(self.db, self.stores, self.refresh_index)
+        return SearchService(
+            self.db,
+            self.stores,
+            self.refresh_index,
+            engine=self._indexer,
+            on_parse=self.learn,
+            revision=self.index.revision,
+        )
 
     @cached_property
     def lifecycle(self) -> Lifecycle:
@@ -242,14 +251,16 @@ class ExecutorCore:
     def index_pending(self, max_tasks: int = 32) -> int:
         """Read in full up to ``max_tasks`` listed tasks whose file changed since their last
         full read, so the list shows their message count, status and title; returns how
-        many were read. Uses its own small cache, so it never evicts transcripts a user
-        has open."""
+        many were read. The same parse updates the search index. Uses the indexing engine
+        (shared with the search indexer), so it never evicts transcripts a user has open."""
         done = 0
         for local_task_id in self.index.stale(max_tasks):
             try:
-                self._read(self._indexer, local_task_id, refresh=True)
+                entry = self._read(self._indexer, local_task_id, refresh=True)
             except HangarError:
                 continue
+            if entry is not None:
+                self.search.indexer.index_parsed(local_task_id, entry)
             done += 1
         return done
 

@@ -82,3 +82,9 @@ class RescanGate:
     @property
     def watched(self) -> bool:
         return self._watched
+
+    @property
+    def requests(self) -> int:
+        """Callers that asked for a scan so far (those a watched, clean gate turned away do
+        not count)."""
+        return self._asked

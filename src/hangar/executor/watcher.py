@@ -78,18 +78,18 @@ class SessionWatcher(threading.Thread):
         self.hangar_home = hangar_home
         self.publish = publish
         self.gate = gate
-        self._stop = threading.Event()
+        self._stopping = threading.Event()
         self.batches = 0
         self._candidates = candidate_roots(homes, hangar_home)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
         if self.gate is not None:
             self.gate.watching(False)
 
     def run(self) -> None:
         previous: list[Path] | None = None
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             roots = watched_roots(self.homes, self.hangar_home)
             if previous is not None and (added := [r for r in roots if r not in previous]):
                 # A new agent home may already hold sessions written before we watched it.
@@ -97,14 +97,14 @@ class SessionWatcher(threading.Thread):
                 self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths})
             previous = roots
             if not roots:
-                self._stop.wait(RECHECK_MS / 1000)
+                self._stopping.wait(RECHECK_MS / 1000)
                 continue
             log.info("watching %d agent home(s) for new sessions", len(roots))
             try:
                 self._watch(roots)
             except (OSError, RuntimeError) as exc:  # a root vanished under us: start over
                 log.warning("session watcher restarts: %s", exc)
-                self._stop.wait(1)
+                self._stopping.wait(1)
 
     def _watch(self, roots: list[Path]) -> None:
         try:
@@ -121,7 +121,7 @@ class SessionWatcher(threading.Thread):
         armed = False
         for changes in watchfiles.watch(
             *roots,
-            stop_event=self._stop,
+            stop_event=self._stopping,
             debounce=300,
             step=50,
             rust_timeout=RECHECK_MS,
@@ -147,9 +147,11 @@ class SessionWatcher(threading.Thread):
 class IndexWorker(threading.Thread):
     """Discovers and indexes this device's sessions once at start, logging its progress.
 
-    Steps: list (discovery), read the sessions whose files changed
-    (:meth:`~hangar.executor.core.ExecutorCore.index_pending`) and bring the search index up
-    to date. Each step logs how far it got; pages never wait.
+    Steps: list (discovery), bring the search index up to date (in parse worker processes
+    for a large first build), then read the sessions whose files still changed since their
+    last full read (:meth:`~hangar.executor.core.ExecutorCore.index_pending`). Each parse
+    feeds both the search index and the list's counts, so the second step only reads what
+    the first could not (none, usually). Each step logs how far it got; pages never wait.
     """
 
     def __init__(self, executor: ExecutorCore, publish: Publish) -> None:
@@ -157,11 +159,11 @@ class IndexWorker(threading.Thread):
         self.executor = executor
         self.publish = publish
         self.done = threading.Event()
-        self._stop = threading.Event()
+        self._stopping = threading.Event()
         self.summary: dict[str, Any] = {}
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
         self.done.wait(timeout=30)
 
     def run(self) -> None:
@@ -172,8 +174,10 @@ class IndexWorker(threading.Thread):
             log.info("indexing: %d sessions found in %.2fs", total, time.monotonic() - started)
             self.summary["sessions"] = total
             self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "listed"})
-            self.summary["read"] = self._read_changed(total)
             self.summary["searchIndex"] = self._sync_search_index()
+            self.summary["read"] = self._read_changed(total)
+            # Message counts, status and titles are known now: lists refresh.
+            self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "indexed"})
             log.info("indexing: done in %.2fs", time.monotonic() - started)
             self.publish("index.progress", {"done": True, **self.summary})
         except Exception as exc:  # a worker must never take the hub down
@@ -183,7 +187,7 @@ class IndexWorker(threading.Thread):
 
     def _read_changed(self, total: int) -> int:
         done = 0
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             count = self.executor.index_pending(16)
             if count == 0:
                 break

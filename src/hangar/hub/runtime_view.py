@@ -63,7 +63,10 @@ class RuntimeView:
             if result.get("unchanged") and held is not None and held[0] == revision:
                 tasks[device_id] = held[1]
             else:
-                listed = [{**t, "deviceId": t.get("deviceId") or device_id} for t in result.get("tasks", [])]
+                listed = [
+                    {**t, "deviceId": t.get("deviceId") or device_id}
+                    for t in result.get("tasks", [])
+                ]
                 tasks[device_id] = listed
                 if isinstance(revision, int):
                     with self._lock:

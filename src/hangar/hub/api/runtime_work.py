@@ -15,7 +15,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from hangar.errors import HangarError, UsageError
+from hangar.errors import UsageError
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
 from hangar.hub.runtime_work import archived_view, group_tasks, result_project_id
