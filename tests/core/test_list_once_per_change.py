@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.launch import NoLauncher
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rescan import RescanGate
 from hangar.executor.service import Executor
@@ -32,7 +33,7 @@ def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
 
 @pytest.fixture
 def executor(isolated_home: Path) -> Executor:
-    return Executor.open()
+    return Executor.open(launcher=NoLauncher())  # no agent CLI runs outside the sandbox
 
 
 # -- the gate ---------------------------------------------------------------------------------
@@ -136,7 +137,7 @@ def test_a_vanished_agent_home_marks_its_tasks_missing(
     write_rollout(isolated_home)
     assert executor.handle("runtime.tasks.list", {})["tasks"][0]["status"] == "done"
     shutil.rmtree(isolated_home / ".codex")
-    fresh = Executor.open()  # a new process: the Codex store is not open yet
+    fresh = Executor.open(launcher=NoLauncher())  # a new process: the Codex store is not open yet
     assert fresh.handle("runtime.tasks.list", {})["tasks"][0]["status"] == "missing"
 
 
@@ -182,3 +183,17 @@ def test_under_the_watcher_lists_rescan_once_per_change(
         watcher.stop()
         watcher.join(10)
     assert not executor.rescans.watched
+
+
+def test_the_json_list_is_the_task_structs_encoded(isolated_home: Path, executor: Executor) -> None:
+    """The list is built straight from rows for speed; it must equal the LocalTask shape."""
+    import msgspec
+
+    write_rollout(isolated_home)
+    write_rollout(isolated_home, thread=THREAD.replace("3724", "9999"), cwd="/srv/other")
+    executor.refresh_index()
+    for archived in (False, True):
+        structs = executor.index.list(include_archived=archived)
+        assert executor.index.list_json(include_archived=archived) == msgspec.to_builtins(structs)
+    executor.handle("runtime.tasks.rename", {"localTaskId": structs[0].local_task_id, "title": "x"})
+    assert executor.index.list_json() == msgspec.to_builtins(executor.index.list())

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.device import Device, load_or_create_device
@@ -65,7 +65,7 @@ class ExecutorCore:
         self.index = TaskIndex(db, device.device_id)
         self.rescans = RescanGate()
         """Decides when a list rescans the agent homes (a session watcher arms it)."""
-        self._lists: dict[tuple[str | None, bool], tuple[int, list[dict[str, Any]]]] = {}
+        self._lists: dict[tuple[str | None, bool], tuple[int, list[dict[str, object]]]] = {}
         # Full reads by either engine leave turn tables the user-facing engine opens from.
         self.turn_tables = TurnTables()
         capacity = int(settings.transcript_cache_entries)
@@ -181,23 +181,21 @@ class ExecutorCore:
 
     def listed(
         self, *, runtime: str | None = None, include_archived: bool = False
-    ) -> tuple[int, list[dict[str, Any]]]:
+    ) -> tuple[int, list[dict[str, object]]]:
         """``(revision, tasks)``: the current list in its JSON shape and the
         :meth:`~hangar.executor.task_index.TaskIndex.revision` it was read at.
 
         The list is built once per revision and shared by every caller until the next change
         (callers must not mutate it). The revision is read before the rows, so a change
         between the two only makes the cached list newer than its revision says."""
-        import msgspec
-
         self.refresh_index()
         revision = self.index.revision()
         key = (runtime, include_archived)
         cached = self._lists.get(key)
         if cached is not None and cached[0] == revision:
             return cached
-        tasks = self.index.list(runtime=runtime, include_archived=include_archived)
-        result = (revision, msgspec.to_builtins(tasks))
+        tasks = self.index.list_json(runtime=runtime, include_archived=include_archived)
+        result = (revision, tasks)
         self._lists[key] = result
         return result
 

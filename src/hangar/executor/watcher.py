@@ -133,6 +133,7 @@ class SessionWatcher(threading.Thread):
             if not armed and self.gate is not None:
                 self.gate.watching(True, probe=lambda: self._stale(roots))
                 armed = True
+                log.info("session watcher armed: lists rescan the agent homes on change only")
             if changes:
                 if self.gate is not None:
                     self.gate.changed()  # before the event: a list it triggers must rescan

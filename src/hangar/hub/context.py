@@ -42,11 +42,17 @@ class HubContext:
 
 
 def hub_of(request: Request) -> HubContext:
-    """The FastAPI dependency that hands a route its :class:`HubContext`."""
+    """The app's :class:`HubContext`, from a request."""
     ctx = request.app.state.hub
     assert isinstance(ctx, HubContext)
     return ctx
 
 
-Hub = Annotated[HubContext, Depends(hub_of)]
+async def _hub_dependency(request: Request) -> HubContext:
+    # ``async`` because it never blocks: FastAPI runs a plain ``def`` dependency on its
+    # thread pool, one thread hop for every request of every route.
+    return hub_of(request)
+
+
+Hub = Annotated[HubContext, Depends(_hub_dependency)]
 """Route parameter type: ``def route(ctx: Hub)`` receives the app's :class:`HubContext`."""
