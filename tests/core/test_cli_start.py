@@ -119,3 +119,16 @@ def test_help_text_is_the_same_once_every_command_is_loaded() -> None:
         cli.get_command(ctx, name)  # loads and keeps the command
     assert cli.get_help(ctx) == lazy_help
     assert "__claude-session-hook" not in lazy_help
+
+
+def test_rpc_families_name_exactly_their_modules_handlers() -> None:
+    """The executor imports a handler module on its family's first call: the table that
+    says which module serves which method must match what each module serves."""
+    import importlib
+
+    from hangar.executor.service import FAMILIES, Executor
+    from hangar.protocol.methods import METHODS
+
+    for module, methods in FAMILIES.items():
+        assert set(importlib.import_module(module).HANDLERS) == set(methods), module
+    assert Executor.methods == set(METHODS)

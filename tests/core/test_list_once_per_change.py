@@ -183,17 +183,3 @@ def test_under_the_watcher_lists_rescan_once_per_change(
         watcher.stop()
         watcher.join(10)
     assert not executor.rescans.watched
-
-
-def test_the_json_list_is_the_task_structs_encoded(isolated_home: Path, executor: Executor) -> None:
-    """The list is built straight from rows for speed; it must equal the LocalTask shape."""
-    import msgspec
-
-    write_rollout(isolated_home)
-    write_rollout(isolated_home, thread=THREAD.replace("3724", "9999"), cwd="/srv/other")
-    executor.refresh_index()
-    for archived in (False, True):
-        structs = executor.index.list(include_archived=archived)
-        assert executor.index.list_json(include_archived=archived) == msgspec.to_builtins(structs)
-    executor.handle("runtime.tasks.rename", {"localTaskId": structs[0].local_task_id, "title": "x"})
-    assert executor.index.list_json() == msgspec.to_builtins(executor.index.list())

@@ -65,7 +65,7 @@ class ExecutorCore:
         self.index = TaskIndex(db, device.device_id)
         self.rescans = RescanGate()
         """Decides when a list rescans the agent homes (a session watcher arms it)."""
-        self._lists: dict[tuple[str | None, bool], tuple[int, list[dict[str, object]]]] = {}
+        self._lists: dict[tuple[str | None, bool], tuple[int, list[LocalTask]]] = {}
         # Full reads by either engine leave turn tables the user-facing engine opens from.
         self.turn_tables = TurnTables()
         capacity = int(settings.transcript_cache_entries)
@@ -181,8 +181,8 @@ class ExecutorCore:
 
     def listed(
         self, *, runtime: str | None = None, include_archived: bool = False
-    ) -> tuple[int, list[dict[str, object]]]:
-        """``(revision, tasks)``: the current list in its JSON shape and the
+    ) -> tuple[int, list[LocalTask]]:
+        """``(revision, tasks)``: the current list and the
         :meth:`~hangar.executor.task_index.TaskIndex.revision` it was read at.
 
         The list is built once per revision and shared by every caller until the next change
@@ -194,7 +194,7 @@ class ExecutorCore:
         cached = self._lists.get(key)
         if cached is not None and cached[0] == revision:
             return cached
-        tasks = self.index.list_json(runtime=runtime, include_archived=include_archived)
+        tasks = self.index.list(runtime=runtime, include_archived=include_archived)
         result = (revision, tasks)
         self._lists[key] = result
         return result

@@ -1,45 +1,42 @@
 """The executor: this device's agent sessions behind one RPC entry point.
 
-``Executor.handle(method, payload)`` is what the hub calls (in process through
-:class:`~hangar.hub.executor_link.InProcessExecutorLink`, or over the wire); each RPC family
-lives in its own handler module (``rpc_tasks`` for ``runtime.tasks.list|transcript``,
-``rpc_search``, ``rpc_archive``), imported the first time one of its methods is called, so a
-``hangar tasks list`` never loads the delete worker or the search engine. The library API the
-handlers and the CLI share is :class:`~hangar.executor.core.ExecutorCore`.
+Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
+:mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
+:meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
+request type, and answers JSON. Each RPC family lives in its own handler module
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``), imported the first time one of its methods
+is called, so a ``hangar tasks list`` never loads the delete worker or the search engine; the
+library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from typing import Any
 
 from hangar.executor.core import ExecutorCore
-from hangar.executor.rpc import MethodNotSupportedError
-
-Handler = Callable[[ExecutorCore, dict[str, Any]], dict[str, Any]]
+from hangar.executor.rpc import Handler, MethodNotSupportedError
+from hangar.protocol import methods as m
+from hangar.protocol.codec import InvalidRequest, decode, to_json
+from hangar.protocol.methods import METHODS
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "hangar.executor.rpc_tasks": ("runtime.tasks.list", "runtime.tasks.transcript"),
-    "hangar.executor.rpc_search": (
-        "runtime.tasks.search",
-        "runtime.index.run",
-        "runtime.index.status",
-    ),
+    "hangar.executor.rpc_tasks": (m.TASKS_LIST.name, m.TASKS_TRANSCRIPT.name),
+    "hangar.executor.rpc_search": (m.TASKS_SEARCH.name, m.INDEX_RUN.name, m.INDEX_STATUS.name),
     "hangar.executor.rpc_archive": (
-        "runtime.tasks.rename",
-        "runtime.tasks.archive",
-        "runtime.tasks.unarchive",
-        "runtime.tasks.archive_project",
-        "runtime.tasks.archive_all",
-        "runtime.tasks.archived_list",
-        "runtime.tasks.delete",
-        "runtime.tasks.delete_bulk",
-        "runtime.tasks.delete_progress",
-        "runtime.tasks.restore",
-        "runtime.tasks.purge",
-        "runtime.tasks.cleanup_preview",
-        "runtime.tasks.cleanup",
+        m.TASKS_RENAME.name,
+        m.TASKS_ARCHIVE.name,
+        m.TASKS_UNARCHIVE.name,
+        m.TASKS_ARCHIVE_PROJECT.name,
+        m.TASKS_ARCHIVE_ALL.name,
+        m.TASKS_ARCHIVED_LIST.name,
+        m.TASKS_DELETE.name,
+        m.TASKS_DELETE_BULK.name,
+        m.TASKS_DELETE_PROGRESS.name,
+        m.TASKS_RESTORE.name,
+        m.TASKS_PURGE.name,
+        m.TASKS_CLEANUP_PREVIEW.name,
+        m.TASKS_CLEANUP.name,
     ),
 }
 """Each handler module and the methods its ``HANDLERS`` serve (a test keeps them equal)."""
@@ -60,9 +57,22 @@ class Executor(ExecutorCore):
     methods = frozenset(_MODULE_OF)
     """Every RPC method this executor serves."""
 
-    def handle(self, method: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run one RPC. Raises :class:`hangar.errors.HangarError` subclasses on failure."""
+    def call(self, method: str, request: Any) -> Any:
+        """Run one RPC with a typed request; returns the typed response. Raises
+        :class:`hangar.errors.HangarError` subclasses on failure."""
         found = handler(method)
         if found is None:
             raise MethodNotSupportedError(method=method)
-        return found(self, dict(payload or {}))
+        expected = METHODS[method].request
+        if not isinstance(request, expected):
+            raise InvalidRequest(message=f"{method} takes a {expected.__name__}")
+        return found(self, request)
+
+    def handle(self, method: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run one RPC with a JSON payload; returns the JSON answer."""
+        spec = METHODS.get(method)
+        if spec is None or method not in _MODULE_OF:
+            raise MethodNotSupportedError(method=method)
+        result = to_json(self.call(method, decode(spec.request, payload or {})))
+        assert isinstance(result, dict)
+        return result

@@ -22,9 +22,11 @@ import msgspec
 
 from hangar.errors import HangarError
 from hangar.hub.runtime_work import DeviceInfo, group_tasks
+from hangar.protocol.codec import to_json
+from hangar.protocol.tasks import TaskList
 
-Fetch = Callable[[str, dict[str, Any]], dict[str, Any]]
-"""``fetch(device_id, payload)``: one ``runtime.tasks.list`` call to that device's executor."""
+Fetch = Callable[[str, int | None], TaskList]
+"""``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device."""
 
 
 @dataclass(frozen=True)
@@ -52,21 +54,18 @@ class RuntimeView:
         for info in infos:
             device_id = info.device_id
             held = self.lists.get(device_id)
-            payload: dict[str, Any] = {} if held is None else {"ifRevision": held[0]}
             try:
-                result = fetch(device_id, payload)
+                result = fetch(device_id, None if held is None else held[0])
             except HangarError as exc:  # one failing device must not hide the others
                 errors.append({"deviceId": device_id, "code": exc.code, "message": str(exc)})
                 key.append((device_id, "error", exc.code, str(exc)))
                 continue
-            revision = result.get("revision")
-            if result.get("unchanged") and held is not None and held[0] == revision:
+            revision = result.revision
+            if result.unchanged and held is not None and held[0] == revision:
                 tasks[device_id] = held[1]
             else:
-                listed = [
-                    {**t, "deviceId": t.get("deviceId") or device_id}
-                    for t in result.get("tasks", [])
-                ]
+                sent: list[dict[str, Any]] = to_json(result.tasks)
+                listed = [{**t, "deviceId": t.get("deviceId") or device_id} for t in sent]
                 tasks[device_id] = listed
                 if isinstance(revision, int):
                     with self._lock:
