@@ -104,7 +104,7 @@ def test_list_revision_moves_with_every_change_to_the_list(
     first = executor.handle("runtime.tasks.list", {})
     task_id = first["tasks"][0]["localTaskId"]
     same = executor.handle("runtime.tasks.list", {"ifRevision": first["revision"]})
-    assert same == {"revision": first["revision"], "unchanged": True}
+    assert same == {"tasks": [], "revision": first["revision"], "unchanged": True}
 
     executor.handle("runtime.tasks.archive", {"localTaskId": task_id})
     archived = executor.handle("runtime.tasks.list", {"ifRevision": first["revision"]})
@@ -122,12 +122,12 @@ def test_list_revision_moves_with_every_change_to_the_list(
 
 def test_an_unchanged_list_is_not_rebuilt(isolated_home: Path, executor: Executor) -> None:
     write_rollout(isolated_home)
-    one = executor.handle("runtime.tasks.list", {})
-    two = executor.handle("runtime.tasks.list", {})
-    assert two["tasks"] is one["tasks"]  # built once for this revision, shared
+    one = executor.listed()
+    two = executor.listed()
+    assert two[1] is one[1]  # built once for this revision, shared
     write_rollout(isolated_home, thread=THREAD.replace("3724", "9999"))
-    three = executor.handle("runtime.tasks.list", {})
-    assert len(three["tasks"]) == 2 and three["revision"] != one["revision"]
+    three = executor.listed()
+    assert len(three[1]) == 2 and three[0] != one[0]
 
 
 def test_a_vanished_agent_home_marks_its_tasks_missing(
