@@ -13,10 +13,11 @@ three large ones of ``--large-mb`` each) and measures, over HTTP:
   (``executor_first_page_ms``: a fresh executor and executor.db in this run);
   ``transcript_ratio`` must be ≤ 1.2;
 * ``concurrent`` — 200 transcript requests at once: errors (must be 0), p50/p95, wall time;
-* ``list_under_load`` — bursts of 20 concurrent ``GET /api/runtime-work`` once the session
-  watcher is armed (p50/p95 over every request; targets p95 ≤ 30 ms on ``--small`` + 3 = 136
-  tasks and ≤ 60 ms on ``--load-sessions`` = 2,000), against one call at a time in the same
-  run (``list_ms``, the baseline).
+* ``list_under_load`` / ``list_under_load_large`` — on a server of its own with ``--small`` +
+  3 = 136 and ``--load-sessions`` = 2,000 sessions, idle once its session watcher is armed:
+  bursts of 20 concurrent ``GET /api/runtime-work`` (p50/p95 over every request; targets p95
+  ≤ 30 ms and ≤ 60 ms), against one call at a time in the same run (``list_ms``, the
+  baseline).
 
 The server is ended by its PID; everything lives in a temp dir that is removed afterwards.
 """
@@ -456,9 +457,6 @@ def run(large_mb: float, small: int) -> dict[str, Any]:
                     cold.append(time.perf_counter() - start)
                     assert r.status_code == 200, r.text
             concurrent = asyncio.run(concurrent_transcripts(server.url, server.token, address, 200))
-            server.wait_for(ARMED_LINE)
-            under_load = asyncio.run(list_under_load(server.url, server.token))
-            under_load["list_ms"] = round(serial_list_ms(server.url, server.token), 2)
         finally:
             server.stop()
         # The executor's own first open of the same never-read files: a fresh executor and a
@@ -479,12 +477,10 @@ def run(large_mb: float, small: int) -> dict[str, Any]:
         "concurrent": {
             k: round(v, 2) if isinstance(v, float) else v for k, v in concurrent.items()
         },
-        "list_under_load": {"sessions": len(tasks), **under_load},
         "targets": {
             "list_le_50ms": list_ms <= 50,
             "transcript_ratio_le_1_2": ratio <= 1.2,
             "concurrent_no_errors": concurrent["errors"] == 0,
-            "list_under_load_p95_le_30ms": under_load["p95_ms"] <= 30 and under_load["errors"] == 0,
         },
     }
 
@@ -497,10 +493,15 @@ def main() -> None:
     parser.add_argument("--load-sessions", type=int, default=2000)
     args = parser.parse_args()
     figures = run(args.large_mb, args.small)
-    figures["list_under_load_large"] = run_list_load(args.load_sessions)
-    large = figures["list_under_load_large"]
+    # Each on a server of its own, idle once the watcher is armed: what one list costs under
+    # load, not what the background indexing of the run above costs meanwhile.
+    small = figures["list_under_load"] = run_list_load(args.small + 3)
+    large = figures["list_under_load_large"] = run_list_load(args.load_sessions)
+    figures["targets"]["list_under_load_p95_le_30ms"] = (
+        small["p95_ms"] <= 30 and not small["errors"]
+    )
     figures["targets"]["list_under_load_large_p95_le_60ms"] = (
-        large["p95_ms"] <= 60 and large["errors"] == 0
+        large["p95_ms"] <= 60 and not large["errors"]
     )
     figures["demo"] = run_demo()
     figures["targets"]["demo_list_le_50ms"] = figures["demo"]["list_ms"] <= 50
