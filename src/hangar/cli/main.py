@@ -42,6 +42,9 @@ COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.search:search_command",
         'Search titles and transcripts (words are ANDed, "a phrase", prefix*).',
     ),
+    "usage": LazyCommand(
+        "hangar.cli.usage:usage_command", "Token usage and cost per task, project, day or model."
+    ),
     "run": LazyCommand(
         "hangar.cli.run:run_command",
         "Run CLI (codex, claude) in this terminal bound to ISSUE; its log syncs to the hub.",

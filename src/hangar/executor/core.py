@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from hangar.executor.delete_worker import DeleteWorker
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
+    from hangar.executor.usage import UsageCounter
 
 
 class ExecutorCore:
@@ -138,6 +139,12 @@ class ExecutorCore:
     @property
     def trash_root(self) -> Path:
         return self.settings.paths.trash_dir
+
+    @cached_property
+    def usage(self) -> UsageCounter:
+        from hangar.executor.usage import UsageCounter
+
+        return UsageCounter(self.db, self.stores)
 
     @cached_property
     def roots(self) -> ManagedRoots:

@@ -4,9 +4,9 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``), imported the first time one of its methods
-is called, so a ``hangar tasks list`` never loads the delete worker or the search engine; the
-library API they share is :class:`~hangar.executor.core.ExecutorCore`.
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``), imported the first time one
+of its methods is called, so a ``hangar tasks list`` never loads the delete worker or the
+search engine; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TASKS_CLEANUP_PREVIEW.name,
         m.TASKS_CLEANUP.name,
     ),
+    "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
 }
 """Each handler module and the methods its ``HANDLERS`` serve (a test keeps them equal)."""
 
