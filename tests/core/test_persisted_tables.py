@@ -115,14 +115,15 @@ def test_a_deleted_file_drops_its_stored_table(isolated_home: Path) -> None:
 
 
 def test_migration_from_the_previous_executor_db(tmp_path: Path) -> None:
-    """An executor.db at schema 3 with tasks in it migrates to 4 and keeps its rows."""
+    """An executor.db of the previous schema (4) with tasks in it migrates to 5 and keeps
+    its rows."""
     path = tmp_path / "executor.db"
     conn = sqlite3.connect(path)
     conn.execute(
         "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
         " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
     )
-    for migration in bundled_migrations()[:3]:
+    for migration in bundled_migrations()[:4]:
         conn.executescript(migration.sql)
         conn.execute(
             "INSERT INTO schema_migrations(number, name) VALUES (?, ?)",
@@ -137,7 +138,7 @@ def test_migration_from_the_previous_executor_db(tmp_path: Path) -> None:
     conn.close()
 
     db = ExecutorDatabase(path)
-    assert db.schema_version() == 4
+    assert db.schema_version() == 5
     assert db.read().execute("SELECT message_count FROM local_tasks").fetchone()[0] == 7
     tables = ExecutorTableStore(db)
     assert tables.load_table("t1") is None
