@@ -39,11 +39,11 @@ LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
     ),
     "send": LazyCommand(
         "hangar.cli.tasks_send:send_command",
-        "Send TEXT to TASK (a model is required) and print the reply as it streams.",
+        "Send TEXT to a task and print the reply as it streams.",
     ),
     "models": LazyCommand(
         "hangar.cli.tasks_send:models_command",
-        "The models TASK's agent offers, and what hangar can do with it.",
+        "The models TASK's agent offers (for send --model) and what hangar can do with it.",
     ),
 }
 """The commands that change or continue a task (``hangar.cli.tasks_lifecycle``,

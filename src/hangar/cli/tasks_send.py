@@ -138,7 +138,7 @@ def _ask(executor: Any, local_task_id: str, approval: dict[str, Any], interactiv
 @click.command("models")
 @click.argument("task")
 def models_command(task: str) -> None:
-    """The models TASK's agent offers (for ``send --model``), and what hangar can do with it."""
+    """The models TASK's agent offers (for send --model) and what hangar can do with it."""
     with open_executor() as executor:
         local_task_id = executor.resolve_task(task)
         data = executor.handle("runtime.tasks.models", {"localTaskId": local_task_id})

@@ -90,6 +90,7 @@ class _Active:
     watchdog: StartupWatchdog | None = None
     error: str | None = None
     done: bool = False
+    timed_out: bool = False
     approvals: dict[str, Callable[[], None]] = field(default_factory=dict)
     """Open approvals: id → how to close it on the observer."""
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -304,16 +305,18 @@ class CodexTurns:
         self._forget(active)
 
     def _stuck(self, active: _Active) -> None:
-        """RW-113: no effective progress in time: fail the turn, end the stuck server."""
+        """RW-113: no effective progress in time: end the stuck server, fail the turn."""
         seconds = f"{self.startup_timeout:g}"
-        self._finish(
-            active,
-            "failed",
+        active.error = (
             f"Codex showed no progress within {seconds}s after the turn was sent; its "
-            "app-server was stopped. Retry to send the same message again.",
+            "app-server was stopped. Retry to send the same message again."
         )
+        active.timed_out = True
+        # The server is detached from the host before it is killed, so nothing reaches it
+        # again; its end fails the turn with the message above (or the line below does).
         if active.pid is not None and self.host.pid == active.pid:
             self.host.restart()
+        self._finish(active, "failed", active.error)
 
     # -- the notification stream (RW-238) ----------------------------------------------------
     def _on_notification(self, message: dict[str, Any]) -> None:
@@ -391,7 +394,10 @@ class CodexTurns:
         tail = str(params.get("stderr") or "").strip().splitlines()
         detail = f": {tail[-1][:300]}" if tail else ""
         for active in lost:
-            self._finish(active, "failed", f"the codex app-server exited during the turn{detail}")
+            why = active.error if active.timed_out else None
+            self._finish(
+                active, "failed", why or f"the codex app-server exited during the turn{detail}"
+            )
 
     # -- approvals ----------------------------------------------------------------------------
     def _on_request(self, message: dict[str, Any]) -> bool:
