@@ -92,9 +92,11 @@ def open_task(page: Any, title: str) -> None:
 def test_compose_stream_queue_and_guidance_with_codex(
     agent_sandbox: AgentSandbox, hangar_home: Path, browser: Any
 ) -> None:
-    """RW-124 (queued while replying, sent after), RW-135/RW-136 (guidance splits the reply at
-    once; the part after keeps the turn), RW-137/RW-142 (after the refresh the transcript shows
-    the same order, once), RW-140 (the reply streams in before it is persisted)."""
+    """RW-124 (queued while replying, sent after), RW-125 (a queued message cancelled is never
+    sent), RW-126 (pause-and-send stops the reply first), RW-136 (guidance splits the reply:
+    the part before frozen, the rest streams after it), RW-137/RW-142 (after the refresh the
+    transcript shows the same order, once), RW-140 (the reply streams in before it is
+    persisted), RW-150 (no compaction while replying)."""
     _require_browser()
     first = agent_sandbox.run_agent("codex", "hello", "say hello")
     assert first.returncode == 0, first.stderr
@@ -171,6 +173,22 @@ def test_compose_stream_queue_and_guidance_with_codex(
             texts = [messages.nth(i).inner_text() for i in range(messages.count())]
             order = [k for t in texts for k in keys if k in t]
             assert order == list(keys)  # the refreshed transcript: the same order, once each
+
+            play(
+                agent_sandbox,
+                {"text": "An answer too long to wait for.", "delay": 30},
+                {"text": "Answered right after the stop."},
+            )
+            page.fill("#composer-input", "Tell me a long story")
+            page.press("#composer-input", "Enter")
+            expect(streaming).to_contain_text("An answer", timeout=SLOW)
+            page.fill("#composer-input", "Stop and answer this")
+            page.press("#composer-input", "Enter")
+            page.click("#pause-and-send")  # RW-126: cancel first, then the queue goes
+            expect(messages.filter(has_text="Answered right after the stop.")).to_have_count(
+                1, timeout=SLOW
+            )
+            expect(page.locator("#queue")).to_be_hidden(timeout=SLOW)
     finally:
         local.close()
 

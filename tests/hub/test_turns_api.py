@@ -137,8 +137,9 @@ def test_agents_hangar_cannot_continue_answer_not_supported(
 def test_uploads_are_sniffed_limited_and_fetched_by_the_executor(
     client: TestClient, state: LocalHangar, sessions: dict[str, ClaudeSession]
 ) -> None:
-    """RW-153..RW-155: an upload is checked (type by content, size), kept for its owner, named
-    by id in a send, and fetched by the executor on its device (bytes and checksum)."""
+    """RW-153, RW-155: an upload is checked (type by content, size), named by id in a send
+    (an unknown one is refused), and fetched by the executor on its device (bytes and
+    checksum)."""
     ok = client.post(
         "/api/runtime-work/attachments", files={"file": ("shot.png", PNG, "image/png")}
     )

@@ -37,9 +37,9 @@ def transcript_lines(run: AgentRun) -> list[dict[str, Any]]:
 def test_send_resumes_the_session_and_the_reply_is_in_claude_own_file(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-102, RW-103, RW-106, RW-119: the session continues by its sessionId with the chosen
-    model; the reply streams, and Claude's own JSONL holds the message under the turn id the
-    stream used (the user line's uuid)."""
+    """RW-103, RW-106, RW-119: the session continues by its sessionId with the chosen model;
+    the reply streams, and Claude's own JSONL holds the message under the turn id the stream
+    used (the user line's uuid)."""
     task_id, run = claude_task(agent_sandbox, sandbox_executor)
     listed = sandbox_executor.handle("runtime.tasks.models", {"localTaskId": task_id})
     assert "sonnet" in [m["id"] for m in listed["models"]]
@@ -78,8 +78,8 @@ def test_claude_guidance_is_not_supported_and_says_so(
 def test_claude_queue_cancel_and_permission_callback(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-124 (a second send is busy), RW-126/RW-127 (cancel interrupts the running turn), and
-    the permission callback: Claude asks before a command; denied, the command never runs."""
+    """RW-124: a second send while one runs is busy. Cancel interrupts the running turn; the
+    permission callback: Claude asks before a command; denied, the command never runs."""
     task_id, run = claude_task(agent_sandbox, sandbox_executor)
     play(agent_sandbox, {"shell": "echo denied > denied.txt"}, {"text": "I could not run it."})
     asked_turn = send(sandbox_executor, task_id, "Write the marker")["subtaskId"]

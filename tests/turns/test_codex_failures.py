@@ -32,10 +32,10 @@ def test_the_startup_watchdog_fails_a_stuck_turn_and_a_retry_resends_its_input(
     turn_events: TurnEvents,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """RW-109..RW-116: a model that never answers: after the timeout from
-    HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS the stuck app-server is ended and the turn fails
-    with a clear error; the retry starts a new app-server and sends that turn's own input
-    again (not an earlier message), and its reply completes."""
+    """RW-110, RW-111, RW-113, RW-114, RW-116: a model that never answers (only the user's
+    echo arrives): after the timeout from HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS the stuck
+    app-server is ended and the turn fails with a clear error; the retry starts a new
+    app-server and sends that turn's own input again (not an earlier message)."""
     monkeypatch.setenv("HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS", "3")
     executor = open_sandbox_executor(agent_sandbox, turn_events)
     try:
@@ -87,3 +87,25 @@ def test_an_app_server_that_dies_mid_turn_fails_it_and_the_next_send_works(
     following = send(sandbox_executor, task_id, "Again")["subtaskId"]
     turn_events.wait_type("response.completed", following)
     assert turn_events.text(following) == "The next send works."
+
+
+def test_a_long_tool_call_that_started_is_not_killed_by_the_watchdog(
+    agent_sandbox: AgentSandbox,
+    isolated_home: Path,
+    turn_events: TurnEvents,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RW-112: the first tool item closes the watchdog: a command running longer than the
+    startup timeout finishes, and so does the turn."""
+    monkeypatch.setenv("HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS", "3")
+    executor = open_sandbox_executor(agent_sandbox, turn_events)
+    try:
+        task_id = codex_task(agent_sandbox, executor)
+        play(agent_sandbox, {"shell": "sleep 6"}, {"text": "Slept well."})
+        subtask = send(executor, task_id, "Take a nap")["subtaskId"]
+        turn_events.wait_type("response.completed", subtask)
+        assert turn_events.text(subtask) == "Slept well."
+        assert "response.failed" not in turn_events.types(subtask)
+        assert codex_control(executor).host.starts == 1
+    finally:
+        executor.close()

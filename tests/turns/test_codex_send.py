@@ -36,9 +36,9 @@ def send(executor: Executor, task_id: str, text: str, **extra: Any) -> dict[str,
 def test_send_streams_the_reply_and_codex_records_it(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-102..RW-108, RW-238, RW-240: thread/resume + turn/start on the resident app-server;
-    the reply streams with task and turn identity and no path; Codex's own rollout holds it,
-    under the same turn id the stream used."""
+    """RW-103..RW-106, RW-108, RW-238, RW-240: thread/resume + turn/start on the resident
+    app-server; the reply streams with task and turn identity and no path; Codex's own rollout
+    holds it, under the same turn id the stream used."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
     play(agent_sandbox, {"text": "Continued reply from the fake model, in several words."})
     accepted = send(sandbox_executor, task_id, "Please continue")
@@ -62,11 +62,15 @@ def test_send_streams_the_reply_and_codex_records_it(
 
 
 def test_a_send_without_a_model_or_with_one_codex_lacks_is_refused(
-    agent_sandbox: AgentSandbox, sandbox_executor: Executor
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-119..RW-121: no model → bad_request (no default, no earlier turn's model); a model
-    the agent does not list → bad_request naming what it offers; nothing reaches Codex."""
+    """RW-120, RW-121: after a send with a model, a send without one is still bad_request (the
+    earlier turn's model is not reused, no default); a model the agent does not list →
+    bad_request naming what it offers; nothing reaches Codex."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
+    play(agent_sandbox, {"text": "First reply."})
+    first = send(sandbox_executor, task_id, "With a model")["subtaskId"]
+    turn_events.wait_type("response.completed", first)
     seen = len(agent_sandbox.sandbox.requests())
     for model in (None, {"modelId": ""}, {"modelId": "gpt-made-up"}):
         payload: dict[str, Any] = {"localTaskId": task_id, "text": "hi"}
@@ -112,7 +116,7 @@ def test_a_second_send_while_replying_is_busy_and_queued_sends_keep_their_order(
 def test_guidance_mid_turn_reaches_the_running_turn(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-130..RW-134: guidance goes to the running turn through ``turn/steer`` (accepted, a
+    """RW-132, RW-133: guidance goes to the running turn through ``turn/steer`` (accepted, a
     guidance.accepted event for the UI), Codex sends it to the model in the same turn; with no
     turn running the answer is ``no_active_turn``."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
@@ -147,8 +151,8 @@ def test_guidance_mid_turn_reaches_the_running_turn(
 def test_cancel_interrupts_a_turn_this_executor_runs_and_only_that(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-126..RW-129: cancel by localTaskId → ``turn/interrupt`` → the turn ends
-    ``response.incomplete``; with nothing running here → ``accepted: false`` (RW-128)."""
+    """RW-128: cancel by localTaskId → ``turn/interrupt`` → the turn ends
+    ``response.incomplete``; with nothing running here → ``accepted: false``."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
     nothing = sandbox_executor.handle("runtime.tasks.cancel", {"localTaskId": task_id})
     assert nothing == {"localTaskId": task_id, "accepted": False}
@@ -166,7 +170,7 @@ def test_cancel_interrupts_a_turn_this_executor_runs_and_only_that(
 def test_compact_is_codex_own_compaction_as_its_own_subtask(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-144..RW-149: thread/resume then thread/compact/start; subtask
+    """RW-144, RW-147, RW-148: thread/compact/start (after thread/resume); subtask
     ``<localTaskId>-context-compact``; a compaction block, never a ``/compact`` message."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
     play(agent_sandbox, {"text": "Summary: the user said hello."})

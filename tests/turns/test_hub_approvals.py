@@ -90,7 +90,8 @@ ESCALATED = {
 def test_a_codex_approval_request_is_shown_and_answered_through_the_api(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
 ) -> None:
-    """A thread started under the user's on-request policy asks before an escalated command:
+    """RW-102: a send through ``POST /api/runtime-work/send``. A thread started under the
+    user's on-request policy asks before an escalated command:
     the request reaches the API (activity, the task list's mark) and the command runs only
     after the answer given there; an answered request cannot be answered twice."""
     client, local = hub

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.real_agents
 def test_send_through_opencode_serve_streams_and_lands_in_its_database(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-102, RW-106, RW-119: the prompt goes to ``opencode serve`` with the chosen
+    """RW-106, RW-119: the prompt goes to ``opencode serve`` with the chosen
     provider/model; the reply streams; OpenCode's own database holds it under the turn id the
     stream used (the user message's id)."""
     run = agent_sandbox.run_agent("opencode", "hello", "Say hello")
