@@ -109,3 +109,39 @@ def test_a_long_tool_call_that_started_is_not_killed_by_the_watchdog(
         assert codex_control(executor).host.starts == 1
     finally:
         executor.close()
+
+
+def process_environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    return dict(
+        item.split("=", 1) for item in raw.decode(errors="replace").split("\0") if "=" in item
+    )
+
+
+def test_one_app_server_serves_turns_and_lifecycle_and_a_config_change_restarts_it(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
+) -> None:
+    """RW-081, RW-086, RW-087: a send, the model list and an archive share one app-server; the
+    same settings again change nothing; new process-level settings end it, and the next use
+    starts it with them."""
+    task_id = codex_task(agent_sandbox, sandbox_executor)
+    play(agent_sandbox, {"text": "One server for all of it."})
+    subtask = send(sandbox_executor, task_id, "Hello again")["subtaskId"]
+    turn_events.wait_type("response.completed", subtask)
+    control = codex_control(sandbox_executor)
+    pid = control.host.pid
+    sandbox_executor.handle("runtime.tasks.models", {"localTaskId": task_id})
+    sandbox_executor.handle("runtime.tasks.rename", {"localTaskId": task_id, "title": "Renamed"})
+    assert control.host.pid == pid and control.host.starts == 1
+    update = {"runtime": "codex", "environment": {"HANGAR_PROXY_MARK": "on"}}
+    assert sandbox_executor.handle("runtime.agents.config.update", update) == {
+        "runtime": "codex",
+        "environment": ["HANGAR_PROXY_MARK"],
+    }
+    assert not control.host.running()
+    sandbox_executor.handle("runtime.agents.config.update", update)
+    sandbox_executor.handle("runtime.tasks.goal.get", {"localTaskId": task_id})
+    assert control.host.starts == 2 and control.host.pid is not None
+    assert process_environ(control.host.pid)["HANGAR_PROXY_MARK"] == "on"
+    sandbox_executor.handle("runtime.agents.config.update", update)  # unchanged: kept running
+    assert control.host.running() and control.host.starts == 2
