@@ -2,7 +2,8 @@
 
 * ``runtime.tasks.rename {localTaskId, title}`` → ``{localTaskId, title, updatedAt, via}``
 * ``runtime.tasks.archive|unarchive {localTaskId}`` → ``{localTaskId, archived, via}``, or
-  ``{localTaskId, archived: false, cleanupReason: "missing_rollout"}`` for a stale Codex thread
+  ``{localTaskId, archived: false, cleanupReason: "missing_rollout"}`` for a stale Codex thread;
+  unarchive also restores a removed worktree (``worktree`` / ``worktreeError``)
 * ``runtime.tasks.archive_project {projectKey}`` / ``runtime.tasks.archive_all {}`` →
   ``{archived[], missingRollout[], count}``
 * ``runtime.tasks.archived_list {projectKey?}`` → ``{items, projectGroups, total}``
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hangar.errors import UsageError
+from hangar.errors import HangarError, UsageError
 from hangar.executor import cleanup, delete_worker
 from hangar.executor.rpc import field, required
 from hangar.executor.task_services import services_for
@@ -48,7 +49,20 @@ def archive(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def unarchive(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _set_archived(executor, payload, False)
+    """Unarchive, then bring back the task's worktree if it was removed with a snapshot
+    (RW-188): ``worktree`` in the reply, or ``worktreeError`` when it could not be restored
+    (the task stays unarchived either way)."""
+    result = _set_archived(executor, payload, False)
+    if result.get("archived") is False and "cleanupReason" not in result:
+        task = executor.index.get(result["localTaskId"])
+        try:
+            restored = services_for(executor).worktrees.restore_for_task(task.workspace_path)
+        except HangarError as exc:
+            result["worktreeError"] = {"code": exc.code, "message": str(exc)}
+        else:
+            if restored is not None:
+                result["worktree"] = restored
+    return result
 
 
 def archive_project(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
@@ -109,12 +123,15 @@ def purge(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def cleanup_preview(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return cleanup.plan(executor.db, services_for(executor).roots, payload)
+    services = services_for(executor)
+    return cleanup.plan(executor.db, services.roots, payload, services.worktrees)
 
 
 def run_cleanup(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
     services = services_for(executor)
-    return cleanup.run(executor.db, services.roots, services.trash_root, payload)
+    return cleanup.run(
+        executor.db, services.roots, services.trash_root, payload, services.worktrees
+    )
 
 
 HANDLERS = {

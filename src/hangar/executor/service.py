@@ -17,7 +17,7 @@ from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import open_stores
 from hangar.device import Device
 from hangar.errors import CorruptFileError, HangarError, NotFoundError
-from hangar.executor import rpc_archive, rpc_search, rpc_tasks
+from hangar.executor import rpc_archive, rpc_search, rpc_tasks, rpc_worktrees
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
 from hangar.executor.task_index import TaskIndex
@@ -35,6 +35,7 @@ HANDLERS: dict[str, Handler] = {
     **rpc_tasks.HANDLERS,
     **rpc_search.HANDLERS,
     **rpc_archive.HANDLERS,
+    **rpc_worktrees.HANDLERS,
 }
 
 

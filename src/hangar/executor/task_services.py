@@ -3,9 +3,9 @@
 :func:`services_for` attaches one :class:`TaskServices` to an
 :class:`~hangar.executor.service.Executor`: the search indexer (and its background worker),
 the delete worker (one thread, started with the first delete and on start-up when the queue
-has work), the trash location and the Codex app-server factory. ``codex_factory`` defaults to
-starting ``codex app-server`` from ``PATH`` when Codex is installed; tests set it to a process
-inside their sandbox.
+has work), the trash location, the worktree store and the Codex app-server factory.
+``codex_factory`` defaults to starting ``codex app-server`` from ``PATH`` when Codex is
+installed; tests set it to a process inside their sandbox.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from hangar.executor.codex_control import AppServerFactory, CodexControl, defaul
 from hangar.executor.delete_worker import DeleteWorker
 from hangar.executor.search_index import IndexProgress, SearchIndexer, source_size
 from hangar.executor.task_lifecycle import Lifecycle
+from hangar.executor.worktrees import WorktreeService
+from hangar.model import LocalTask
 from hangar.paths import agent_homes
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ class TaskServices:
         self.deleter = DeleteWorker(
             ex.db, self.trash_root, self._codex_server, on_deleted=self.indexer.forget
         )
+        self.worktrees = WorktreeService(self.paths.home, _IndexTasks(ex), self._archive)
         self._index_lock = threading.Lock()
         self._delete_started = False
         self._background: threading.Thread | None = None
@@ -64,6 +67,12 @@ class TaskServices:
 
     def codex(self) -> CodexControl:
         return CodexControl(self.codex_factory)
+
+    def _archive(self, task_ids: list[str]) -> list[str]:
+        """Archive tasks (through Codex for Codex threads); the ids that were archived."""
+        with self.codex() as codex:
+            done = [self.lifecycle.set_archived(task_id, True, codex) for task_id in task_ids]
+        return [r["localTaskId"] for r in done if r.get("archived")]
 
     def _codex_server(self) -> CodexAppServer | None:
         return self.codex_factory() if self.codex_factory is not None else None
@@ -127,6 +136,19 @@ class TaskServices:
     def close(self) -> None:
         if self._delete_started:
             self.deleter.stop()
+
+
+@dataclass
+class _IndexTasks:
+    """The executor's LocalTask index as the worktree store reads it."""
+
+    executor: Executor
+
+    def refresh(self) -> None:
+        self.executor.refresh_index()
+
+    def in_directory(self, path: str) -> tuple[LocalTask, ...]:
+        return self.executor.index.in_directory(path)
 
 
 _SERVICES: weakref.WeakKeyDictionary[Executor, TaskServices] = weakref.WeakKeyDictionary()
