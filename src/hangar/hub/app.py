@@ -24,6 +24,7 @@ from hangar.hub import (
     routes_issues,
     routes_local_runs,
     routes_runtime_work,
+    routes_runtime_worktrees,
     routes_web,
 )
 from hangar.hub.api_errors import error_response, install_error_handlers
@@ -42,6 +43,7 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     routes_runtime_work.router,
     routes_runtime_work.archived,
+    routes_runtime_worktrees.router,
     routes_issues.router,
     routes_events.router,
     routes_local_runs.router,
