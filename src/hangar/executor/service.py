@@ -17,12 +17,12 @@ from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import open_stores
 from hangar.device import Device
 from hangar.errors import CorruptFileError, HangarError, NotFoundError
-from hangar.executor import rpc_archive, rpc_search, rpc_tasks, rpc_worktrees
+from hangar.executor import rpc_archive, rpc_file_changes, rpc_search, rpc_tasks, rpc_worktrees
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rpc import MethodNotSupportedError
 from hangar.executor.task_index import TaskIndex
 from hangar.executor.task_services import close_services
-from hangar.model import LocalTask, Transcript
+from hangar.model import LocalTask, Message, Transcript
 from hangar.settings import Settings
 from hangar.state import HangarState
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
@@ -36,6 +36,7 @@ HANDLERS: dict[str, Handler] = {
     **rpc_search.HANDLERS,
     **rpc_archive.HANDLERS,
     **rpc_worktrees.HANDLERS,
+    **rpc_file_changes.HANDLERS,
 }
 
 
@@ -132,6 +133,11 @@ class Executor:
             base=entry.base,
         )
         return task, result
+
+    def messages(self, local_task_id: str) -> tuple[LocalTask, list[Message]]:
+        """Every message of a task's transcript (a full read, from the cache when current)."""
+        entry = self._read(self.engine, local_task_id, refresh=True, min_index=0)
+        return self.index.get(local_task_id), list(entry.messages) if entry else []
 
     def index_pending(self, max_tasks: int = 32) -> int:
         """Read in full up to ``max_tasks`` listed tasks whose file changed since their last

@@ -21,6 +21,7 @@ from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub import (
     routes_events,
+    routes_file_changes,
     routes_issues,
     routes_local_runs,
     routes_runtime_work,
@@ -44,6 +45,7 @@ API_ROUTERS = (
     routes_runtime_work.router,
     routes_runtime_work.archived,
     routes_runtime_worktrees.router,
+    routes_file_changes.router,
     routes_issues.router,
     routes_events.router,
     routes_local_runs.router,
