@@ -127,6 +127,25 @@ def test_a_failed_snapshot_keeps_the_directory(
     assert store.record("keep").state == "active"
 
 
+def test_a_worktree_that_lost_its_git_link_is_not_snapshotted_as_another_repository(
+    executor: Executor, store: WorktreeService, repo: Path, tmp_path: Path
+) -> None:
+    """RW-187: with its ``.git`` file gone, git would find an enclosing repository (here the
+    root sits inside one); hangar refuses and keeps the directory."""
+    outer = tmp_path / "dotfiles"
+    outer.mkdir()
+    git("init", "-q", cwd=outer)
+    store.update_settings({"root": str(outer / "trees")})
+    wt = Path(store.prepare(str(repo), "orphan")["path"])
+    (wt / ".git").unlink()
+    before = tree_state(wt)
+    with pytest.raises(HangarError) as caught:
+        store.delete("orphan")
+    assert caught.value.code == "worktree_snapshot_failed"
+    assert "no longer a git worktree" in str(caught.value) and tree_state(wt) == before
+    assert git("for-each-ref", cwd=outer) == ""
+
+
 def test_an_uninitialized_submodule_is_kept_as_a_gitlink(
     executor: Executor, store: WorktreeService, repo: Path, tmp_path: Path
 ) -> None:

@@ -30,6 +30,7 @@ from hangar.executor.trash import now_iso
 from hangar.executor.worktrees import policy, snapshot
 from hangar.executor.worktrees.errors import (
     RestoreError,
+    SnapshotError,
     SourceNotGitError,
     UnsafePathError,
     WorktreeBusyError,
@@ -282,6 +283,7 @@ class WorktreeService:
             if record.state == "snapshot" or not path.exists():
                 return {"deleted": False, "archivedTaskIds": archived, **self._state(wid)}
             git = Git(path)
+            self._check_is_worktree(record, git, path)
             written = snapshot.write(git, wid, path, now_iso())
             found = written.capture
             snap = Snapshot(
@@ -301,6 +303,18 @@ class WorktreeService:
                 path.parent.rmdir()
             self._update(wid, state="snapshot")
         return {"deleted": True, "archivedTaskIds": archived, **self._state(wid)}
+
+    def _check_is_worktree(self, record: WorktreeRecord, git: Git, path: Path) -> None:
+        """The directory must still be this repository's worktree: if its ``.git`` is gone,
+        git would find an enclosing repository instead, and that is never snapshotted."""
+        top = git.maybe("rev-parse", "--show-toplevel")
+        common = git.maybe("rev-parse", "--path-format=absolute", "--git-common-dir")
+        if top != str(path) or common is None or Path(common) != Path(record.common_dir):
+            raise SnapshotError(
+                worktree_id=record.worktree_id,
+                path=str(path),
+                reason=f"it is no longer a git worktree of {record.repository_root}",
+            )
 
     def _state(self, wid: str) -> dict[str, Any]:
         record = self.record(wid)
