@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.launch import NoLauncher
 from hangar.agents.registry import open_stores
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
-from hangar.state import open_state
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 
@@ -35,13 +34,10 @@ FILES = {"README.md": "# shop\nkept line\n", "obsolete.txt": "remove me\nand me\
 @pytest.fixture
 def codex_executor(agent_sandbox: AgentSandbox, isolated_home: Path) -> Iterator[Executor]:
     codex_home = agent_sandbox.host(agent_sandbox.homes.home) / ".codex"
-    state = open_state()
     stores = open_stores({"HOME": str(isolated_home), "CODEX_HOME": str(codex_home)})
-    ex = Executor.from_state(state, {"codex": stores["codex"]})
-    services_for(ex).codex_factory = None
+    ex = Executor.open(stores={"codex": stores["codex"]}, launcher=NoLauncher())
     yield ex
     ex.close()
-    state.close()
 
 
 def _digests(root: Path) -> dict[str, str]:

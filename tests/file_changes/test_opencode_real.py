@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from hangar.agents.launch import NoLauncher
 from hangar.agents.registry import open_stores
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
-from hangar.state import open_state
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 
@@ -36,9 +35,7 @@ def test_a_real_opencode_edit_is_reverted_and_a_whole_file_write_is_not_revertib
 
     home = agent_sandbox.host(agent_sandbox.homes.home)
     stores = open_stores({"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")})
-    state = open_state()
-    executor = Executor.from_state(state, {"opencode": stores["opencode"]})
-    services_for(executor).codex_factory = None
+    executor = Executor.open(stores={"opencode": stores["opencode"]}, launcher=NoLauncher())
     try:
         tasks = executor.handle("runtime.tasks.list", {})["tasks"]
         reviews = {}
@@ -65,4 +62,3 @@ def test_a_real_opencode_edit_is_reverted_and_a_whole_file_write_is_not_revertib
         assert (run.cwd / "new.txt").read_text() == "brand new\n"
     finally:
         executor.close()
-        state.close()

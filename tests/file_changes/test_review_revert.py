@@ -128,7 +128,8 @@ def test_artifact_ids_must_match_in_full(
     body = {"localTaskId": task, "workspacePath": str(workspace), "artifactId": artifact}
     with pytest.raises(HangarError) as caught:
         executor.handle("runtime.tasks.turn_file_changes_review", body)
-    assert caught.value.code in {"bad_artifact_id", "bad_request"}
+    expected = "bad_artifact_id" if isinstance(artifact, str) and artifact else "invalid_request"
+    assert caught.value.code == expected
 
 
 def test_a_numeric_turn_id_is_a_valid_artifact(

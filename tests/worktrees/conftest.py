@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.launch import NoLauncher
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
 from hangar.executor.worktrees import WorktreeService
-from hangar.state import open_state
 
 
 def git(*args: str, cwd: Path, check: bool = True) -> str:
@@ -72,17 +71,15 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def executor(isolated_home: Path) -> Iterator[Executor]:
-    state = open_state()
-    ex = Executor.from_state(state)
-    services_for(ex).codex_factory = None
+    """This test's executor; no agent CLI is started (archiving uses the index)."""
+    ex = Executor.open(launcher=NoLauncher())
     yield ex
     ex.close()
-    state.close()
 
 
 @pytest.fixture
 def store(executor: Executor) -> WorktreeService:
-    return services_for(executor).worktrees
+    return executor.worktrees
 
 
 def tree_state(root: Path) -> dict[str, tuple[str, str]]:

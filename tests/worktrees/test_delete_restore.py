@@ -135,7 +135,7 @@ def test_a_worktree_that_lost_its_git_link_is_not_snapshotted_as_another_reposit
     outer = tmp_path / "dotfiles"
     outer.mkdir()
     git("init", "-q", cwd=outer)
-    store.update_settings({"root": str(outer / "trees")})
+    store.update_settings(root=str(outer / "trees"))
     wt = Path(store.prepare(str(repo), "orphan")["path"])
     (wt / ".git").unlink()
     before = tree_state(wt)

@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from hangar.hub.app import create_app
-from hangar.hub.local_executor import local_executor_link
-from hangar.state import open_state
+from hangar.composition import LocalHangar
 
 from .conftest import ClaudeSession
 
@@ -20,18 +18,15 @@ TOKEN = "worktree-test-token-0123456789"
 
 @pytest.fixture
 def client(hangar_home: Path) -> Iterator[TestClient]:
-    state = open_state()
-    link = local_executor_link(state)
-    app = create_app(state, link, token=TOKEN)
+    hangar = LocalHangar.open()
     with TestClient(
-        app,
+        hangar.create_app(TOKEN),
         base_url="http://127.0.0.1",
         headers={"Authorization": f"Bearer {TOKEN}"},
         raise_server_exceptions=False,
     ) as test_client:
         yield test_client
-    link.close()  # type: ignore[attr-defined]
-    state.close()
+    hangar.close()
 
 
 def _device(client: TestClient) -> str:

@@ -72,14 +72,16 @@ def test_a_permanent_worktree_is_recorded_in_the_device_file(
         ({"worktreeId": "x.lock"}, "unsafe_path", "not allowed"),
         ({"worktreeId": ".hidden"}, "unsafe_path", "not allowed"),
         ({"worktreeId": "a..b"}, "unsafe_path", "not allowed"),
-        ({"worktreeId": ""}, "unsafe_path", "non-empty"),
-        ({"worktreeId": 7}, "unsafe_path", "non-empty string"),
+        ({"worktreeId": ""}, "invalid_request", "worktreeId"),
+        ({"worktreeId": 7}, "invalid_request", "worktreeId"),
+        ({"worktreeId": "x" * 65}, "invalid_request", "worktreeId"),
         ({"branch": "HEAD"}, "worktree_source_not_git", "not a branch"),
         ({"branch": "--orphan"}, "worktree_source_not_git", "not a branch"),
         ({"branch": "@{-1}"}, "worktree_source_not_git", "not a branch"),
         ({"branch": "no-such-branch"}, "worktree_source_not_git", "has no commit"),
         ({"branch": "bad..name"}, "worktree_source_not_git", "not a valid branch"),
-        ({"permanent": "yes"}, "bad_request", "true or false"),
+        ({"permanent": "yes"}, "invalid_request", "permanent"),
+        ({"colour": "blue"}, "invalid_request", "colour"),
     ],
 )
 def test_bad_prepare_requests_get_a_clear_error(
@@ -209,7 +211,7 @@ def test_a_dirty_main_workspace_is_read_never_written(
 def test_a_root_inside_the_repository_is_refused(
     executor: Executor, store: WorktreeService, repo: Path
 ) -> None:
-    store.update_settings({"root": str(repo / "worktrees")})
+    store.update_settings(root=str(repo / "worktrees"))
     with pytest.raises(HangarError) as caught:
         store.prepare(str(repo), "inside")
     assert caught.value.code == "unsafe_path" and "inside the repository" in str(caught.value)

@@ -104,7 +104,7 @@ def test_prune_runs_after_prepare_and_after_a_settings_change(
 def test_auto_cleanup_off_stops_automatic_runs_but_not_an_explicit_prune(
     executor: Executor, store: WorktreeService, repo: Path, claude_session: ClaudeSession
 ) -> None:
-    store.update_settings({"autoCleanup": False, "keepCount": 0})
+    store.update_settings(auto_cleanup=False, keep_count=0)
     wt = _archived_task_in(executor, store, repo, "idle", claude_session)
     assert store.prepare(str(repo), "other")["pruned"]["skipped"] == "autoCleanup is off"
     assert wt.exists()
@@ -116,7 +116,7 @@ def test_prune_skips_a_worktree_whose_lease_is_held(
     executor: Executor, store: WorktreeService, repo: Path, claude_session: ClaudeSession
 ) -> None:
     wt = _archived_task_in(executor, store, repo, "in-use", claude_session)
-    store.update_settings({"autoCleanup": False, "keepCount": 0})
+    store.update_settings(auto_cleanup=False, keep_count=0)
     with store.lease("in-use", "agent run"):
         result = store.prune()
     assert result["removed"] == [] and result["decisions"]["in-use"] == "keep:busy"

@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hangar.agents.codex_appserver import CodexAppServer
 from hangar.agents.registry import open_stores
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
-from hangar.state import open_state
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 
@@ -26,20 +23,10 @@ pytestmark = pytest.mark.real_agents
 def codex_executor(agent_sandbox: AgentSandbox, isolated_home: Path) -> Iterator[Executor]:
     """An executor whose Codex store and app-server are the sandbox's."""
     codex_home = agent_sandbox.host(agent_sandbox.homes.home) / ".codex"
-    state = open_state()
     stores = open_stores({"HOME": str(isolated_home), "CODEX_HOME": str(codex_home)})
-    ex = Executor.from_state(state, {"codex": stores["codex"]})
-
-    def app_server() -> CodexAppServer:
-        process = agent_sandbox.spawn("codex", ["app-server"], cwd=agent_sandbox.homes.home)
-        server = CodexAppServer(process.args)
-        server.attach(process)
-        return server
-
-    services_for(ex).codex_factory = app_server
+    ex = Executor.open(stores={"codex": stores["codex"]}, launcher=agent_sandbox.launcher())
     yield ex
     ex.close()
-    state.close()
 
 
 def test_codex_works_in_a_worktree_that_is_deleted_and_restored(

@@ -73,12 +73,12 @@ def link_root(tmp_path: Path) -> Path:
         ({"root": "/tmp//b"}, "unsafe_path", "normalized"),
         ({"root": "/"}, "unsafe_path", "filesystem root"),
         ({"root": "/tmp/x\ny"}, "unsafe_path", "control characters"),
-        ({"root": 5}, "bad_request", "string"),
-        ({"keepCount": -1}, "bad_request", "0 to"),
-        ({"keepCount": True}, "bad_request", "integer"),
-        ({"keepCount": "15"}, "bad_request", "integer"),
-        ({"autoCleanup": "yes"}, "bad_request", "true or false"),
-        ({"colour": "blue"}, "bad_request", "unknown worktree settings: colour"),
+        ({"root": 5}, "invalid_request", "root"),
+        ({"keepCount": -1}, "invalid_request", "keepCount"),
+        ({"keepCount": True}, "invalid_request", "keepCount"),
+        ({"keepCount": "15"}, "invalid_request", "keepCount"),
+        ({"autoCleanup": "yes"}, "invalid_request", "autoCleanup"),
+        ({"colour": "blue"}, "invalid_request", "colour"),
     ],
 )
 def test_bad_settings_are_refused_and_nothing_is_written(
@@ -138,7 +138,7 @@ def test_a_root_on_another_filesystem(
     """Bad input (another filesystem): the worktree lives on tmpfs while the repository and
     its snapshot objects stay on the repository's disk; delete → restore is exact."""
     root = other_filesystem / "trees"
-    store.update_settings({"root": str(root)})
+    store.update_settings(root=str(root))
     main_before = workspace_fingerprint(repo)
     wt = Path(store.prepare(str(repo), "far")["path"])
     assert wt.stat().st_dev != repo.stat().st_dev

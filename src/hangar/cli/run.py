@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from hangar.errors import UsageError
-from hangar.localrun.hub_api import HttpRunApi, resolve_hub
+from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.pty_runner import TerminalPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
 from hangar.localrun.spool import Spool
@@ -53,7 +53,7 @@ def run_command(
     if not args:
         raise UsageError("give the agent command after `--`, e.g. `hangar run HGR-1 -- codex`")
     workdir = (cwd or Path.cwd()).resolve()
-    api = HttpRunApi(resolve_hub())
+    api = HttpRunApi.from_environment()
     try:
         summary = run_local(
             RunOptions(issue, args, workdir, no_status_update, comments),

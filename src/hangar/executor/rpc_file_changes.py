@@ -20,8 +20,9 @@ git's own message) — each leaves the directory untouched.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from hangar.executor.core import ExecutorCore
 from hangar.executor.file_changes import revert as reverting
 from hangar.executor.file_changes.artifact import (
     Artifact,
@@ -31,22 +32,20 @@ from hangar.executor.file_changes.artifact import (
     build_artifact,
     parse_artifact_id,
 )
-from hangar.executor.rpc import required
-from hangar.executor.task_services import services_for
+from hangar.executor.rpc import Handler
 from hangar.model import LocalTask
+from hangar.protocol import methods as m
+from hangar.protocol.file_changes import RevertTurnFileChanges, TurnFileChanges
 
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
 
-
-def _artifact(executor: Executor, payload: dict[str, Any]) -> tuple[LocalTask, Artifact, Path]:
-    task_id = required(payload, "localTaskId", str)
-    workspace = required(payload, "workspacePath", str)
-    turn_id = parse_artifact_id(payload.get("artifactId"))
-    task, messages = executor.messages(task_id)
+def _artifact(executor: ExecutorCore, request: TurnFileChanges) -> tuple[LocalTask, Artifact, Path]:
+    turn_id = parse_artifact_id(request.artifact_id)
+    task, messages = executor.messages(request.local_task_id)
+    workspace = request.workspace_path
     if workspace.rstrip("/") != task.workspace_path.rstrip("/") or not task.workspace_path:
         raise WorkspaceMismatchError(
-            f"task {task_id} ran in {task.workspace_path or '(no directory)'}, not {workspace}"
+            f"task {task.local_task_id} ran in {task.workspace_path or '(no directory)'},"
+            f" not {workspace}"
         )
     artifact = build_artifact(task.workspace_path, messages, turn_id)
     folder = Path(task.workspace_path)
@@ -58,8 +57,8 @@ def _artifact(executor: Executor, payload: dict[str, Any]) -> tuple[LocalTask, A
     return task, artifact, folder
 
 
-def review(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    task, artifact, folder = _artifact(executor, payload)
+def review(executor: ExecutorCore, request: TurnFileChanges) -> dict[str, Any]:
+    task, artifact, folder = _artifact(executor, request)
     out: dict[str, Any] = {
         "artifactId": artifact.artifact_id,
         "localTaskId": task.local_task_id,
@@ -82,20 +81,19 @@ def review(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def revert(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    checksum = required(payload, "checksum", str)
-    task, artifact, folder = _artifact(executor, payload)
-    if checksum != artifact.checksum:
+def revert(executor: ExecutorCore, request: RevertTurnFileChanges) -> dict[str, Any]:
+    task, artifact, folder = _artifact(executor, request)
+    if request.checksum != artifact.checksum:
         raise StaleArtifactError(
             "the turn's file changes are not the ones reviewed (checksum differs); review again",
             artifact_id=artifact.artifact_id,
         )
     identity = {"localTaskId": task.local_task_id, "runtime": task.runtime}
-    done = reverting.revert(folder, artifact, services_for(executor).trash_root, identity)
+    done = reverting.revert(folder, artifact, executor.trash_root, identity)
     return {"reverted": True, "artifactId": artifact.artifact_id, "state": "reverted", **done}
 
 
-HANDLERS = {
-    "runtime.tasks.turn_file_changes_review": review,
-    "runtime.tasks.turn_file_changes_revert": revert,
+HANDLERS: dict[str, Handler] = {
+    m.TURN_FILE_CHANGES_REVIEW.name: review,
+    m.TURN_FILE_CHANGES_REVERT.name: revert,
 }

@@ -17,76 +17,67 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hangar.errors import NotFoundError, UsageError
-from hangar.executor.rpc import field
-from hangar.executor.task_services import services_for
-from hangar.executor.worktrees import WorktreeService
-
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
-
-
-def _store(executor: Executor) -> WorktreeService:
-    return services_for(executor).worktrees
+from hangar.executor.core import ExecutorCore
+from hangar.executor.rpc import Handler
+from hangar.protocol import methods as m
+from hangar.protocol.tasks import NoArguments
+from hangar.protocol.worktrees import PrepareWorktree, WorktreeRef, WorktreeSettingsUpdate
 
 
-def _worktree_id(store: WorktreeService, payload: dict[str, Any]) -> str:
+def _worktree_id(executor: ExecutorCore, request: WorktreeRef) -> str:
     """The id named by ``worktreeId``, or by ``path`` (exactly a managed worktree's path)."""
-    wid = field(payload, "worktreeId", str)
-    path = field(payload, "path", str)
-    if wid:
-        return wid
-    if path:
-        record = store.record_for_workspace(path)
-        if record is None or record.path != path.rstrip("/"):
-            raise NotFoundError(kind="worktree", key=path)
-        return record.worktree_id
-    raise UsageError("worktreeId (or path) is required")
+    if (request.worktree_id is None) == (request.path is None):
+        raise UsageError("give exactly one of worktreeId and path")
+    if request.worktree_id is not None:
+        return request.worktree_id
+    path = str(request.path).rstrip("/")
+    record = executor.worktrees.record_for_workspace(path)
+    if record is None or record.path != path:
+        raise NotFoundError(kind="worktree", key=path)
+    return record.worktree_id
 
 
-def settings_get(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _store(executor).settings()
+def settings_get(executor: ExecutorCore, request: NoArguments) -> dict[str, Any]:
+    return executor.worktrees.settings()
 
 
-def settings_update(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _store(executor).update_settings(payload)
-
-
-def prepare(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _store(executor).prepare(
-        payload.get("sourcePath"),
-        payload.get("worktreeId"),
-        branch=payload.get("branch"),
-        permanent=payload.get("permanent", False),
+def settings_update(executor: ExecutorCore, request: WorktreeSettingsUpdate) -> dict[str, Any]:
+    return executor.worktrees.update_settings(
+        root=request.root, auto_cleanup=request.auto_cleanup, keep_count=request.keep_count
     )
 
 
-def list_worktrees(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _store(executor).list_worktrees()
+def prepare(executor: ExecutorCore, request: PrepareWorktree) -> dict[str, Any]:
+    return executor.worktrees.prepare(
+        request.source_path, request.worktree_id, request.branch, request.permanent
+    )
 
 
-def delete(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    store = _store(executor)
-    return store.delete(_worktree_id(store, payload))
+def list_worktrees(executor: ExecutorCore, request: NoArguments) -> dict[str, Any]:
+    return executor.worktrees.list_worktrees()
 
 
-def restore(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    store = _store(executor)
-    return store.restore(_worktree_id(store, payload))
+def delete(executor: ExecutorCore, request: WorktreeRef) -> dict[str, Any]:
+    return executor.worktrees.delete(_worktree_id(executor, request))
 
 
-def prune(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _store(executor).prune()
+def restore(executor: ExecutorCore, request: WorktreeRef) -> dict[str, Any]:
+    return executor.worktrees.restore(_worktree_id(executor, request))
 
 
-HANDLERS = {
-    "runtime.worktrees.settings.get": settings_get,
-    "runtime.worktrees.settings.update": settings_update,
-    "runtime.worktrees.prepare": prepare,
-    "runtime.worktrees.list": list_worktrees,
-    "runtime.worktrees.delete": delete,
-    "runtime.worktrees.restore": restore,
-    "runtime.worktrees.prune": prune,
+def prune(executor: ExecutorCore, request: NoArguments) -> dict[str, Any]:
+    return executor.worktrees.prune()
+
+
+HANDLERS: dict[str, Handler] = {
+    m.WORKTREES_SETTINGS_GET.name: settings_get,
+    m.WORKTREES_SETTINGS_UPDATE.name: settings_update,
+    m.WORKTREES_PREPARE.name: prepare,
+    m.WORKTREES_LIST.name: list_worktrees,
+    m.WORKTREES_DELETE.name: delete,
+    m.WORKTREES_RESTORE.name: restore,
+    m.WORKTREES_PRUNE.name: prune,
 }

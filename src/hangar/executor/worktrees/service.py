@@ -84,23 +84,19 @@ class WorktreeService:
     def settings(self) -> dict[str, Any]:
         return self._settings_view(self.file.read().settings)
 
-    def update_settings(self, payload: dict[str, Any]) -> dict[str, Any]:
-        unknown = set(payload) - {"root", "autoCleanup", "keepCount"}
-        if unknown:
-            raise UsageError(f"unknown worktree settings: {', '.join(sorted(unknown))}")
-        root = payload.get("root")
-        if root is not None and not isinstance(root, str):
-            raise UsageError("root must be a string (empty for the default)")
+    def update_settings(
+        self,
+        *,
+        root: str | None = None,
+        auto_cleanup: bool | None = None,
+        keep_count: int | None = None,
+    ) -> dict[str, Any]:
+        """Change the given settings (``root=""`` back to the default), then prune."""
         if root:
             check_root(root)
-        auto = payload.get("autoCleanup")
-        if auto is not None and not isinstance(auto, bool):
-            raise UsageError("autoCleanup must be true or false")
-        keep = payload.get("keepCount")
-        if keep is not None and (
-            isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= MAX_KEEP
-        ):
+        if keep_count is not None and not 0 <= keep_count <= MAX_KEEP:
             raise UsageError(f"keepCount must be an integer from 0 to {MAX_KEEP}")
+        auto, keep = auto_cleanup, keep_count
         with self.file.editing() as data:
             current = data.settings
             if root is not None and root.rstrip("/") != current.root:
@@ -138,14 +134,12 @@ class WorktreeService:
     # -- prepare ----------------------------------------------------------------------------
     def prepare(
         self,
-        source_path: object,
-        worktree_id: object,
-        branch: object = None,
-        permanent: object = False,
+        source_path: str,
+        worktree_id: str,
+        branch: str | None = None,
+        permanent: bool = False,
     ) -> dict[str, Any]:
         wid = check_worktree_id(worktree_id)
-        if not isinstance(permanent, bool):
-            raise UsageError("permanent must be true or false")
         source = inspect_source(source_path)
         settings = self.file.read().settings
         root = check_root(str(settings.resolved_root(self.home)))
