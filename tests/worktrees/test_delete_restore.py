@@ -51,20 +51,19 @@ def test_delete_archives_the_linked_tasks_and_unarchive_restores_the_worktree(
     assert "worktree" not in again  # already present: nothing to restore
 
 
-def test_a_running_task_blocks_delete(
+def test_a_running_task_blocks_delete_even_before_anything_read_it(
     executor: Executor, store: WorktreeService, repo: Path, claude_session: ClaudeSession
 ) -> None:
     wt = Path(store.prepare(str(repo), "busy-task")["path"])
     session = claude_session(wt, running=True)
-    task_id = executor.resolve_task(session)
-    executor.transcript(task_id)  # a full read teaches the index that the task is running
-    assert executor.index.get(task_id).status == "running"
+    task_id = executor.resolve_task(session)  # listed, not read yet: its status is not known
     before = tree_state(wt)
     with pytest.raises(HangarError) as caught:
         executor.handle("runtime.worktrees.delete", {"worktreeId": "busy-task"})
     assert caught.value.code == "worktree_in_use"
     assert caught.value.details()["localTaskIds"] == [task_id]
     assert tree_state(wt) == before and not executor.index.get(task_id).archived
+    assert executor.index.get(task_id).status == "running"
 
 
 def _fifo(wt: Path) -> None:

@@ -9,6 +9,7 @@ lifecycle, the delete worker) are created on first use and stopped by :meth:`clo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Mapping
@@ -318,4 +319,11 @@ class _IndexTasks:
         self.executor.refresh_index()
 
     def in_directory(self, path: str) -> tuple[LocalTask, ...]:
-        return self.executor.index.in_directory(path)
+        index = self.executor.index
+        tasks = index.in_directory(path)
+        stale = [t.local_task_id for t in tasks if index.is_stale(t.local_task_id)]
+        for local_task_id in stale:
+            # Whether a task is running is learned by reading it: never decide on old news.
+            with contextlib.suppress(HangarError):
+                self.executor._read(self.executor._indexer, local_task_id, refresh=True)
+        return index.in_directory(path) if stale else tasks

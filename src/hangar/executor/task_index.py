@@ -268,6 +268,11 @@ class TaskIndex:
         )
         return tuple(str(row[0]) for row in rows)
 
+    def is_stale(self, local_task_id: str) -> bool:
+        """True when the task's file changed since its last full read."""
+        row = self.row(local_task_id)
+        return bool(row["stat_signature"]) and row["signature"] != row["stat_signature"]
+
     def mark_missing(self, local_task_id: str) -> None:
         with self.db.write() as conn:
             conn.execute(

@@ -61,9 +61,13 @@ from hangar.model import LocalTask
 class TaskLookup(Protocol):
     """The executor's LocalTask index, as the worktree store needs it."""
 
-    def refresh(self) -> None: ...
+    def refresh(self) -> None:
+        """Pick up sessions that appeared or changed since the last look."""
 
-    def in_directory(self, path: str) -> tuple[LocalTask, ...]: ...
+    def in_directory(self, path: str) -> tuple[LocalTask, ...]:
+        """Every task (archived ones too) that ran in ``path`` or below, with a current
+        ``status`` (a task whose file changed is read again first)."""
+        ...
 
 
 Archiver = Callable[[list[str]], list[str]]
@@ -262,6 +266,7 @@ class WorktreeService:
         wid = record.worktree_id
         path = self._checked_path(record)
         with self.lease(wid, "delete"):
+            record = self.record(wid)  # as it is now that no other writer can change it
             self.tasks.refresh()
             tasks = self.tasks.in_directory(record.path)
             running = tuple(t.local_task_id for t in tasks if t.status == "running")
