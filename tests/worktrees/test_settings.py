@@ -14,6 +14,7 @@ import pytest
 from hangar.errors import HangarError
 from hangar.executor.service import Executor
 from hangar.executor.worktrees import WorktreeService
+from hangar.paths import hangar_paths
 
 from .conftest import tree_state, workspace_fingerprint
 
@@ -31,6 +32,9 @@ def test_defaults_live_in_the_executor_home(executor: Executor, hangar_home: Pat
     }
     executor.handle("runtime.worktrees.settings.update", {"keepCount": 3})
     assert (hangar_home / "runtime-work" / "worktrees.json").is_file()
+    assert hangar_paths().as_json()["worktreesFile"] == str(
+        hangar_home / "runtime-work" / "worktrees.json"
+    )  # listed by `hangar paths`
     assert executor.handle("runtime.worktrees.settings.get", {})["keepCount"] == 3
 
 

@@ -24,6 +24,7 @@ import msgspec
 
 from hangar.atomicfile import write_atomic
 from hangar.errors import CorruptFileError
+from hangar.paths import HangarPaths
 
 WorktreeState = Literal["active", "snapshot"]
 """``active``: the directory is hangar's worktree; ``snapshot``: it was removed after its
@@ -80,8 +81,8 @@ class WorktreeFile:
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.folder = home / "runtime-work"
-        self.path = self.folder / "worktrees.json"
+        self.path = HangarPaths(home).worktrees_file
+        self.folder = self.path.parent
         self._lock_path = self.folder / "worktrees.lock"
 
     def read(self) -> StoreData:
