@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from hangar.executor import rpc_archive, rpc_file_changes, rpc_search, rpc_tasks, rpc_worktrees
+from hangar.executor import (
+    rpc_archive,
+    rpc_file_changes,
+    rpc_search,
+    rpc_tasks,
+    rpc_usage,
+    rpc_worktrees,
+)
 from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import Handler, MethodNotSupportedError
 from hangar.protocol.codec import InvalidRequest, decode, to_json
@@ -25,6 +32,7 @@ HANDLERS: dict[str, Handler] = {
     **rpc_archive.HANDLERS,
     **rpc_worktrees.HANDLERS,
     **rpc_file_changes.HANDLERS,
+    **rpc_usage.HANDLERS,
 }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from hangar.protocol import file_changes as fc
 from hangar.protocol import tasks as t
+from hangar.protocol import usage as u
 from hangar.protocol import worktrees as w
 
 
@@ -64,6 +65,7 @@ TURN_FILE_CHANGES_REVIEW = Method(
 TURN_FILE_CHANGES_REVERT = Method(
     "runtime.tasks.turn_file_changes_revert", fc.RevertTurnFileChanges, JsonObject
 )
+USAGE_SUMMARY = Method("runtime.usage.summary", u.UsageRequest, u.UsageReport)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -93,4 +95,5 @@ METHODS: dict[str, Method] = _methods(
     WORKTREES_PRUNE,
     TURN_FILE_CHANGES_REVIEW,
     TURN_FILE_CHANGES_REVERT,
+    USAGE_SUMMARY,
 )

@@ -164,7 +164,7 @@ class IssueCard:
             rows += list(MORE_FIELDS)
         rows.append("create")
         if self.origin is Origin.PLAIN:
-            rows.append("continue")
+            rows.append("continue_discussing")
         return rows
 
     def failure_choices(self) -> list[str]:
@@ -243,7 +243,7 @@ class IssueCard:
             self.more = not self.more
         elif current == "create":
             return self._submit()
-        elif current == "continue":
+        elif current == "continue_discussing":
             return self._done(Outcome.CONTINUE_DISCUSSION)
         else:
             self.focus = min(self.focus + 1, count - 1)

@@ -107,7 +107,7 @@ def _form(card: IssueCard, columns: int, body_rows: int) -> tuple[str, list[str]
     for index, name in enumerate(names):
         focused = index == focus
         marker = "> " if focused else "  "
-        if name in ("create", "continue"):
+        if name in ("create", "continue_discussing"):
             text = "[ Create issue ]" if name == "create" else "[ Continue discussing ]"
             block = [marker + text]
         else:

@@ -21,7 +21,7 @@ _ISSUE_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]*-\d+$")
 
 
 class ExecutionMode(enum.Enum):
-    CONTINUE = "continue"
+    CONTINUE = "continue_in_cli"
     """Go on in this CLI: the same session works on the new issue."""
     AGENT = "agent"
     """Hand the issue to an agent through the issue-assignment path."""
