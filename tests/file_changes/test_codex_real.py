@@ -51,7 +51,7 @@ def _digests(root: Path) -> dict[str, str]:
 def test_a_real_codex_turn_is_reviewed_and_reverted(
     agent_sandbox: AgentSandbox, codex_executor: Executor
 ) -> None:
-    """RW-237, RW-242, RW-243: Codex 0.171 applies a patch (its ``item_completed``
+    """RW-237, RW-243: Codex 0.171 applies a patch (its ``item_completed``
     FileChange); the transcript carries the file-change block, the review shows that turn's
     patch, and the revert brings the directory back to how it was before the turn."""
     scenario = scenario_from_dict(

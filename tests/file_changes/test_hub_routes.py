@@ -31,7 +31,7 @@ def client(hangar_home: Path) -> Iterator[TestClient]:
 def test_review_and_revert_through_the_api(
     client: TestClient, isolated_home: Path, workspace: Path
 ) -> None:
-    """RW-242, RW-247: the card's calls carry deviceId + workspacePath; a missing directory
+    """The card's calls carry deviceId + workspacePath to the device; a missing directory
     and a repeated revert come back as errors the card can show."""
     before = (workspace / "README.md").read_text()
     changes = agent_turn(workspace, {"README.md": "# shop\n\nrewritten\n"})

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.real_agents
 def test_a_real_opencode_edit_is_reverted_and_a_whole_file_write_is_not_revertible(
     agent_sandbox: AgentSandbox,
 ) -> None:
-    """RW-242, RW-243: OpenCode's edit diff reverts in the task's directory; a file it wrote
+    """RW-243: OpenCode's edit diff reverts in the task's directory; a file it wrote
     whole carries no diff, so that turn is reported not revertible and nothing is touched."""
     scenario = scenario_from_dict(
         {"name": "oc-edit", "workspace": {"git": True, "files": {"README.md": "# shop\nkept\n"}},

@@ -37,7 +37,7 @@ def _ask(executor: Executor, task: str, workspace: Path, turn: str, **extra: Any
 def test_review_shows_the_turns_patch_and_revert_undoes_exactly_that_turn(
     executor: Executor, isolated_home: Path, hangar_home: Path, workspace: Path
 ) -> None:
-    """RW-242, RW-243, RW-246: the review is a patch of this turn only, with a checksum; the
+    """RW-243, RW-246: the review is a patch of this turn only, with a checksum; the
     revert runs in the task's directory and brings every file back to how it was before the
     turn (edits undone, an added file removed, a deleted file and a moved file back), while a
     later turn's change to another file stays."""
@@ -87,7 +87,7 @@ def test_review_shows_the_turns_patch_and_revert_undoes_exactly_that_turn(
 def test_a_conflicting_revert_changes_nothing_and_says_where(
     executor: Executor, isolated_home: Path, workspace: Path
 ) -> None:
-    """RW-247: when the user edited the same lines since the turn, review says ``conflict``
+    """When the user edited the same lines since the turn, review says ``conflict``
     and revert refuses with the file and git's message; the directory is untouched."""
     changes = agent_turn(workspace, {"cart.py": "def total(items):\n    return 42\n\n\nTAX = 0\n",
                                      "notes.md": "added\n"})  # fmt: skip
@@ -145,7 +145,7 @@ def test_a_numeric_turn_id_is_a_valid_artifact(
 def test_missing_artifacts_wrong_workspace_and_stale_checksums(
     executor: Executor, isolated_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
-    """RW-246, RW-247: a turn without changes or an unknown turn is ``file_changes_missing``;
+    """RW-246: a turn without changes or an unknown turn is ``file_changes_missing``;
     another directory is refused; a checksum other than the reviewed one is refused."""
     changes = agent_turn(workspace, {"README.md": "# changed\n"})
     task = _task(executor, write_rollout(isolated_home, workspace, [("t1", changes), ("t2", None)]))

@@ -44,7 +44,7 @@ def test_cleanup_snapshots_then_removes_an_archived_tasks_worktree(
 def test_cleanup_refuses_a_worktree_still_in_use_or_permanent(
     executor: Executor, store: WorktreeService, repo: Path, claude_session: ClaudeSession
 ) -> None:
-    """RW-183, RW-209: a worktree another unarchived task still uses, and a permanent one,
+    """RW-183: a worktree another unarchived task still uses, and a permanent one,
     are refused item by item and stay on disk."""
     shared = Path(store.prepare(str(repo), "shared")["path"])
     archived = executor.resolve_task(claude_session(shared))

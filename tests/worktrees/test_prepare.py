@@ -52,7 +52,8 @@ def test_prepare_from_a_subdirectory_and_an_explicit_branch(
 def test_a_permanent_worktree_is_recorded_in_the_device_file(
     executor: Executor, hangar_home: Path, repo: Path
 ) -> None:
-    """RW-207: ``permanent: true`` is persisted in ``runtime-work/worktrees.json``."""
+    """RW-207, RW-209: ``permanent: true`` is persisted in ``runtime-work/worktrees.json``;
+    it only exempts the worktree from automatic cleanup: an explicit delete still works."""
     executor.handle(
         "runtime.worktrees.prepare",
         {"sourcePath": str(repo), "worktreeId": "keep-me", "permanent": True},
@@ -62,6 +63,11 @@ def test_a_permanent_worktree_is_recorded_in_the_device_file(
     listed = executor.handle("runtime.worktrees.list", {})
     (group,) = listed["repositories"]
     assert group["repositoryName"] == "demo" and group["worktrees"][0]["permanent"] is True
+    assert executor.handle("runtime.worktrees.prune", {})["decisions"] == {
+        "keep-me": "keep:permanent"
+    }
+    gone = executor.handle("runtime.worktrees.delete", {"worktreeId": "keep-me"})
+    assert gone["deleted"] is True and gone["worktree"]["state"] == "snapshot"
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def codex_executor(agent_sandbox: AgentSandbox, isolated_home: Path) -> Iterator
 def test_codex_works_in_a_worktree_that_is_deleted_and_restored(
     agent_sandbox: AgentSandbox, codex_executor: Executor
 ) -> None:
-    """RW-184, RW-186, RW-188, RW-198, RW-199: the real Codex writes a file in a prepared
+    """RW-186, RW-188, RW-198, RW-199: the real Codex writes a file in a prepared
     worktree; the list shows its task there; delete archives the thread through Codex and
     removes the worktree after its snapshot; unarchive brings both back."""
     home = agent_sandbox.host(agent_sandbox.homes.home)

@@ -4,9 +4,8 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_worktrees``, ``rpc_file_changes``);
-the library API they share is
-:class:`~hangar.executor.core.ExecutorCore`.
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_worktrees``, ``rpc_file_changes``,
+``rpc_usage``); the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
