@@ -13,7 +13,6 @@ import pytest
 
 from hangar.errors import UsageError
 from hangar.localrun.hub_api import InMemoryRunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.providers.base import IssueContext, MessageSink, Provider, UsageSink
 from hangar.localrun.providers.claude import ClaudeProvider, HookServer, hook_settings
 from hangar.localrun.providers.claude_events import ClaudeTranscriptTracker
@@ -26,6 +25,7 @@ from hangar.localrun.providers.registry import executable_name, provider_for, re
 from hangar.localrun.pty_runner import ChildCommand, ScriptedPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 class Sink:

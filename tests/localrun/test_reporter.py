@@ -8,10 +8,10 @@ from pathlib import Path
 
 from hangar.localrun.environment import RunBinding, build_child_env
 from hangar.localrun.hub_api import InMemoryRunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
-from hangar.localrun.redact import redact_text, redact_value
 from hangar.localrun.reporter import RETRY_DELAYS, RunReporter, UsageReporter
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
+from hangar.redaction import redact_text, redact_value
 
 
 def message(n: int, kind: str = "text") -> RunMessage:

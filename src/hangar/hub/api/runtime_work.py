@@ -15,7 +15,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from hangar.errors import HangarError, UsageError
+from hangar.errors import HangarError, UsageError, shown
+from hangar.hub.api.limits import MAX_ID_CHARS, MAX_PROJECT_ID_CHARS
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
 from hangar.hub.runtime_work import archived_view, group_tasks, result_project_id
@@ -42,13 +43,13 @@ class _Body(BaseModel):
 
 
 class TaskAddress(_Body):
-    deviceId: str = Field(min_length=1)
-    localTaskId: str = Field(min_length=1)
+    deviceId: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    localTaskId: str = Field(min_length=1, max_length=MAX_ID_CHARS)
 
 
 class TranscriptRequest(TaskAddress):
     limit: int = Field(default=50, ge=1, le=500)
-    beforeCursor: str | None = None
+    beforeCursor: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     refresh: bool = False
 
 
@@ -56,7 +57,7 @@ class SearchRequest(_Body):
     query: str = Field(min_length=1, max_length=500)
     limit: int = Field(default=20, ge=1, le=100)
     includeArchived: bool = False
-    projectId: str | None = None
+    projectId: str | None = Field(default=None, max_length=MAX_PROJECT_ID_CHARS)
 
 
 class RenameRequest(TaskAddress):
@@ -64,16 +65,16 @@ class RenameRequest(TaskAddress):
 
 
 class ArchivedListRequest(_Body):
-    deviceId: str | None = None
+    deviceId: str | None = Field(default=None, max_length=MAX_ID_CHARS)
 
 
 class ArchiveProjectRequest(_Body):
-    deviceId: str = Field(min_length=1)
-    projectId: str = Field(min_length=1)
+    deviceId: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    projectId: str = Field(min_length=1, max_length=MAX_PROJECT_ID_CHARS)
 
 
 class ArchiveAllRequest(_Body):
-    deviceId: str | None = None
+    deviceId: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     kind: str = Field(default="chat", pattern="^(chat|all)$")
     """``chat``: every Conversation; ``all``: every unarchived task."""
 
@@ -234,7 +235,7 @@ def archive_project(body: ArchiveProjectRequest, ctx: Hub) -> dict[str, Any]:
     )
     project = next((p for p in view["projects"] if p["projectId"] == body.projectId), None)
     if project is None:
-        raise UsageError(f"no Project {body.projectId!r} on device {body.deviceId!r}")
+        raise UsageError(f"no Project {shown(body.projectId)!r} on device {shown(body.deviceId)!r}")
     return _archive_many(ctx, body.deviceId, [t["localTaskId"] for t in project["tasks"]])
 
 
