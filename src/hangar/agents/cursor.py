@@ -42,6 +42,7 @@ from hangar.agents.message_log import (
 )
 from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
 from hangar.model.messages import UnknownBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "cursor"
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
@@ -154,7 +155,7 @@ class CursorProjector(TranscriptProjector):
                 continue
             child = CursorProjector()
             try:
-                data = path.read_bytes()
+                data = read_regular_bytes(path)
             except OSError:
                 continue
             for line in data.split(b"\n"):

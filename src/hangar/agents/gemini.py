@@ -44,6 +44,7 @@ from hangar.agents.message_log import (
 from hangar.agents.peek import head_bytes
 from hangar.model import Attachment, ImageBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "gemini"
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -276,7 +277,7 @@ class GeminiStore(AgentStore):
         workspace: str | None = None
         if project_root.is_file():
             try:
-                workspace = project_root.read_text("utf-8").strip() or None
+                workspace = read_regular_bytes(project_root).decode("utf-8").strip() or None
             except (OSError, UnicodeDecodeError):
                 workspace = None
         session_id = fields.get("sessionId") or path.stem
@@ -319,7 +320,7 @@ class GeminiStore(AgentStore):
                 skipped = SkipCounter()
                 skipped.add("oversized_file")
                 return LoadedSession([], SessionSummary(skipped=skipped.counts))
-            data = source.path.read_bytes()
+            data = read_regular_bytes(source.path)
         except FileNotFoundError:
             return LoadedSession([], SessionSummary(status="missing"))
         if source.path.suffix == ".jsonl":

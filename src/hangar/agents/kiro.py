@@ -30,6 +30,7 @@ from hangar.agents.message_log import (
 )
 from hangar.agents.peek import stat_marks
 from hangar.model import TextBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "kiro"
 BUSY_TIMEOUT_MS = 2000
@@ -217,7 +218,7 @@ class KiroStore(AgentStore):
             try:
                 if source.path.stat().st_size > MAX_FILE_BYTES:
                     return LoadedSession([], SessionSummary(skipped={"oversized_file": 1}))
-                return parse_payload(source.path.read_bytes())
+                return parse_payload(read_regular_bytes(source.path))
             except FileNotFoundError:
                 return LoadedSession([], SessionSummary(status="missing"))
         value: Any = None

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import zstandard
 
+from hangar.regular_files import open_regular
+
 HEAD_BYTES = 128 * 1024
 TAIL_BYTES = 64 * 1024
 
@@ -20,7 +22,7 @@ TAIL_BYTES = 64 * 1024
 def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
     """Complete lines within the first ``max_bytes`` (the first line is always tried whole
     up to 4 × ``max_bytes``, since a first ``session_meta`` line can be long)."""
-    with path.open("rb") as raw:
+    with open_regular(path) as raw:
         if path.name.endswith(".zst"):
             data = zstandard.ZstdDecompressor().stream_reader(raw).read(max_bytes)
         else:
@@ -34,7 +36,7 @@ def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
 def head_bytes(path: Path, max_bytes: int) -> bytes | None:
     """The first ``max_bytes`` of a file as stored, or ``None`` when it cannot be read."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             return handle.read(max_bytes)
     except OSError:
         return None
@@ -44,7 +46,7 @@ def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:
     """Complete lines within the last ``max_bytes`` (empty for ``.zst``)."""
     if path.name.endswith(".zst"):
         return []
-    with path.open("rb") as raw:
+    with open_regular(path) as raw:
         size = os.fstat(raw.fileno()).st_size
         start = max(0, size - max_bytes)
         raw.seek(start)

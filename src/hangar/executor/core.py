@@ -124,8 +124,12 @@ class ExecutorCore:
 
     # -- tasks ------------------------------------------------------------------------------
     def refresh_index(self) -> None:
+        """Bring the index up to date with the stores. The file I/O (listing, stat,
+        describe) runs with no lock held, so one slow or hostile file never makes other
+        callers wait; only writing the result is serialized."""
+        scans, stats = self.index.scan(self.stores)
         with self._refresh_lock:
-            self.index.refresh(self.stores)
+            self.index.apply(scans, stats)
         self._wake.set()
 
     def list_tasks(

@@ -6,7 +6,10 @@
 - :class:`SessionWatcher` watches every agent home with ``watchfiles`` and, after each batch of
   changes (new or growing session files), publishes ``runtime.changed`` so open pages refresh
   the list and the open transcript. Agent homes that appear later are picked up within a few
-  seconds. hangar's own home is never watched.
+  seconds. hangar's own home is never watched. A folder that cannot be read is left out
+  (one warning per path) and the rest is still watched: the folders above it are watched
+  without recursion (their listing is polled every few seconds), their readable children
+  recursively.
 
 Both are plain threads with ``stop()``; :func:`start_live_workers` starts them.
 """
@@ -14,9 +17,11 @@ Both are plain threads with ``stop()``; :func:`start_live_workers` starts them.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +30,7 @@ import watchfiles
 from hangar.agents.homes import AgentHome
 from hangar.executor.core import ExecutorCore
 from hangar.executor.search_index import IndexProgress
+from hangar.regular_files import warn_once
 
 log = logging.getLogger("hangar.executor.watcher")
 
@@ -51,6 +57,65 @@ def _inside(path: Path, parent: Path) -> bool:
     return True
 
 
+@dataclass
+class WatchPlan:
+    """What to watch: ``recursive`` trees hold no unreadable folder; each ``shallow``
+    folder holds one somewhere below it, so only its own entries are checked (by polling)."""
+
+    recursive: list[Path] = field(default_factory=list)
+    shallow: list[Path] = field(default_factory=list)
+
+    def listing(self) -> tuple[object, ...]:
+        """The shallow folders' stat marks: they change when an entry is added or removed."""
+        marks: list[object] = []
+        for folder in self.shallow:
+            try:
+                st = folder.stat()
+                marks.append((st.st_ino, st.st_mtime_ns))
+            except OSError:
+                marks.append(None)
+        return tuple(marks)
+
+
+def unreadable_folders(roots: Iterable[Path]) -> set[Path]:
+    """Folders under ``roots`` that cannot be listed (each warned about once)."""
+    found: set[Path] = set()
+
+    def failed(error: OSError) -> None:
+        if error.filename:
+            path = Path(error.filename)
+            found.add(path)
+            warn_once(log, f"watch:{path}", "not watching %s: %s", path, error.strerror)
+
+    for root in roots:
+        for _ in os.walk(root, onerror=failed):
+            pass
+    return found
+
+
+def watch_plan(roots: Iterable[Path], unreadable: set[Path]) -> WatchPlan:
+    """Cover every readable folder under ``roots`` while leaving ``unreadable`` ones out."""
+    plan = WatchPlan()
+
+    def add(folder: Path) -> None:
+        if folder in unreadable:
+            return
+        if not any(folder in bad.parents for bad in unreadable):
+            plan.recursive.append(folder)
+            return
+        plan.shallow.append(folder)
+        try:
+            children = sorted(e.path for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            return
+        for child in children:
+            add(Path(child))
+
+    for root in roots:
+        add(root)
+    return plan
+
+
 class SessionWatcher(threading.Thread):
     """Publishes ``runtime.changed {deviceId, paths}`` after changes under the agent homes."""
 
@@ -62,15 +127,18 @@ class SessionWatcher(threading.Thread):
         self.homes = homes
         self.hangar_home = hangar_home
         self.publish = publish
-        self._stop = threading.Event()
+        self._stopping = threading.Event()
         self.batches = 0
+        self.restarts = 0
+        self.plan = WatchPlan()
+        self._unreadable: set[Path] = set()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
 
     def run(self) -> None:
         previous: list[Path] | None = None
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             roots = watched_roots(self.homes, self.hangar_home)
             if previous is not None and (added := [r for r in roots if r not in previous]):
                 # A new agent home may already hold sessions written before we watched it.
@@ -78,32 +146,60 @@ class SessionWatcher(threading.Thread):
                 self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths})
             previous = roots
             if not roots:
-                self._stop.wait(RECHECK_MS / 1000)
+                self._stopping.wait(RECHECK_MS / 1000)
                 continue
             log.info("watching %d agent home(s) for new sessions", len(roots))
+            if self._unreadable:  # one may have become readable, or a new one appeared
+                self._unreadable = unreadable_folders(roots)
+            self.plan = watch_plan(roots, self._unreadable)
             try:
                 self._watch(roots)
+            except PermissionError:
+                # A folder we may not read: find every such folder, watch around them.
+                self._unreadable = unreadable_folders(roots)
+                self.restarts += 1
             except (OSError, RuntimeError) as exc:  # a root vanished under us: start over
-                log.warning("session watcher restarts: %s", exc)
-                self._stop.wait(1)
+                warn_once(log, f"watcher:{exc}", "session watcher restarts: %s", exc)
+                self.restarts += 1
+                self._stopping.wait(1)
 
     def _watch(self, roots: list[Path]) -> None:
+        plan = self.plan
+        listing = plan.listing()
+        if not plan.recursive:
+            self._poll(roots, plan, listing)
+            return
         for changes in watchfiles.watch(
-            *roots,
-            stop_event=self._stop,
+            *plan.recursive,
+            stop_event=self._stopping,
             debounce=300,
             step=50,
             rust_timeout=RECHECK_MS,
             yield_on_timeout=True,
             raise_interrupt=False,
         ):
-            if changes:
-                paths = sorted({path for _, path in changes})
-                self.batches += 1
-                log.debug("%d changed path(s) under the agent homes", len(paths))
-                self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths[:50]})
-            if watched_roots(self.homes, self.hangar_home) != roots:
+            paths = sorted({path for _, path in changes})
+            replan = plan.listing() != listing
+            if replan:  # a folder appeared beside an unreadable one: watch it too
+                paths += [str(folder) for folder in plan.shallow]
+            if paths:
+                self._changed(paths)
+            if replan or watched_roots(self.homes, self.hangar_home) != roots:
                 return  # an agent home appeared or disappeared: watch the new set
+
+    def _poll(self, roots: list[Path], plan: WatchPlan, listing: tuple[object, ...]) -> None:
+        """Only shallow folders to watch: poll their listings."""
+        while not self._stopping.wait(RECHECK_MS / 1000):
+            if plan.listing() != listing:
+                self._changed([str(folder) for folder in plan.shallow])
+                return
+            if watched_roots(self.homes, self.hangar_home) != roots:
+                return
+
+    def _changed(self, paths: list[str]) -> None:
+        self.batches += 1
+        log.debug("%d changed path(s) under the agent homes", len(paths))
+        self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths[:50]})
 
 
 class IndexWorker(threading.Thread):
@@ -119,11 +215,11 @@ class IndexWorker(threading.Thread):
         self.executor = executor
         self.publish = publish
         self.done = threading.Event()
-        self._stop = threading.Event()
+        self._stopping = threading.Event()
         self.summary: dict[str, Any] = {}
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
         self.done.wait(timeout=30)
 
     def run(self) -> None:
@@ -145,7 +241,7 @@ class IndexWorker(threading.Thread):
 
     def _read_changed(self, total: int) -> int:
         done = 0
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             count = self.executor.index_pending(16)
             if count == 0:
                 break

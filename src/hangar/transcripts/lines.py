@@ -15,6 +15,8 @@ from typing import BinaryIO
 
 import zstandard
 
+from hangar.regular_files import open_regular
+
 CHUNK_BYTES = 1 << 20
 
 
@@ -45,7 +47,7 @@ class LineReader:
         return raw
 
     def __iter__(self) -> Iterator[bytes]:
-        with self.path.open("rb", buffering=CHUNK_BYTES) as raw:
+        with open_regular(self.path, buffering=CHUNK_BYTES) as raw:
             stream = self._stream(raw)
             compressed = stream is not raw
             end = self.end_offset

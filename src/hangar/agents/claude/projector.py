@@ -36,6 +36,7 @@ from hangar.model import (
     ToolBlock,
     Usage,
 )
+from hangar.regular_files import open_regular
 
 ChildLoader = Callable[[str, Any], list[Message] | None]
 
@@ -268,7 +269,7 @@ class ClaudeProjector(TurnProjector):
 def read_child(path: Path) -> list[Message]:
     """All messages of a sub-agent transcript (read-only, whole file)."""
     projector = ClaudeProjector(child=True)
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for line in handle:
             if line.strip():
                 projector.feed(line.rstrip(b"\r\n"))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hangar.model import Message
+from hangar.regular_files import open_regular
 
 ChildLoader = Callable[[str], list[Message] | None]
 
@@ -46,7 +47,7 @@ def read_child(path: Path) -> list[Message]:
     from hangar.agents.codex.projector import CodexProjector
 
     projector = CodexProjector(path.stem)
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for line in handle:
             if line.endswith(b"\n") and line.strip():
                 projector.feed(line[:-1])
