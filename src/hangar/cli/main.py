@@ -6,6 +6,7 @@ Deliberate errors (:class:`hangar.errors.HangarError`) print one line on stderr 
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import click
@@ -20,7 +21,7 @@ from hangar.cli.search import search_command
 from hangar.cli.serve import serve_command
 from hangar.cli.tasks import tasks_group
 from hangar.cli.tasks_lifecycle import COMMANDS as TASK_LIFECYCLE_COMMANDS
-from hangar.errors import HangarError, UsageError
+from hangar.errors import HangarError, UsageError, shown
 
 
 class HangarGroup(click.Group):
@@ -33,6 +34,16 @@ class HangarGroup(click.Group):
             raise click.UsageError(str(exc), ctx) from None
         except HangarError as exc:
             click.echo(f"hangar: error: {exc}", err=True)
+            ctx.exit(1)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a bug: still one line for the user, the detail in the log
+            logging.getLogger("hangar").debug("unexpected error", exc_info=exc)
+            click.echo(
+                f"hangar: internal error: {type(exc).__name__}: {shown(str(exc), 200)}"
+                " (please report it)",
+                err=True,
+            )
             ctx.exit(1)
 
 
