@@ -2,7 +2,8 @@
 read-only, and the stat marks that tell a change.
 
 Both line reads read a bounded number of bytes (``.zst`` files are decompressed as a stream
-for the head; their tail is not read). Incomplete lines at the cut are dropped.
+for the head; their tail is not read). Incomplete lines at the cut are dropped. Each line
+passes :func:`~hangar.tolerant_lines.tolerant_line`, as in the transcript engine.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import zstandard
 
 from hangar.regular_files import open_regular
+from hangar.tolerant_lines import tolerant_line
 
 HEAD_BYTES = 128 * 1024
 TAIL_BYTES = 64 * 1024
@@ -30,7 +32,7 @@ def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
             if b"\n" not in data and len(data) == max_bytes:
                 data += raw.read(3 * max_bytes)
     lines = data.split(b"\n")
-    return [line for line in lines[:-1] if line.strip()]
+    return [tolerant_line(line) for line in lines[:-1] if line.strip()]
 
 
 def head_bytes(path: Path, max_bytes: int) -> bytes | None:
@@ -54,7 +56,7 @@ def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:
     lines = data.split(b"\n")
     if start > 0:
         lines = lines[1:]
-    return [line for line in lines if line.strip()]
+    return [tolerant_line(line) for line in lines if line.strip()]
 
 
 def stat_marks(paths: Iterable[Path]) -> tuple[object, ...]:
