@@ -9,10 +9,10 @@ import sys
 import click
 
 from hangar.composition import LocalHangar
-from hangar.hub.auth import load_or_create_token
 from hangar.hub.demo import prepare_demo_environment
 from hangar.hub.server import HubServer, check_bind_address
 from hangar.settings import load_settings
+from hangar.token_file import load_or_create_token
 
 
 def _announce(server: HubServer, demo: bool) -> None:

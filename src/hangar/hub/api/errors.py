@@ -9,8 +9,7 @@ with its traceback and answered 500 ``internal_error`` without leaking the trace
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -23,22 +22,6 @@ from hangar.errors import HangarError, shown
 log = logging.getLogger("hangar.hub")
 MAX_PROBLEMS = 20
 """Validation problems listed in one answer (the rest are counted)."""
-
-
-@dataclass(eq=False)
-class InvalidRequestError(HangarError):
-    """A request body or parameter the hub refuses (422), naming the field."""
-
-    field: str = ""
-    problem: str = ""
-    code: ClassVar[str] = "invalid_request"
-    http_status: ClassVar[int] = 422
-
-    def render(self) -> str:
-        return f"{self.field or 'request'}: {self.problem}"
-
-    def details(self) -> dict[str, Any]:
-        return {"problems": [{"field": self.field, "problem": self.problem}]}
 
 
 _HTTP_CODES = {

@@ -20,9 +20,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hangar.hub.api.errors import error_response
 from hangar.model.run_messages import MAX_COUNT
+from hangar.protocol.codec import MAX_ID_CHARS
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
-MAX_ID_CHARS = 200
 MAX_PROJECT_ID_CHARS = 8192
 """A Project id holds its folder path, so it may be long (still bounded)."""
 MIN_EXIT_CODE = -(2**31)

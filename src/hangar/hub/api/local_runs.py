@@ -34,7 +34,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from hangar.hub.api.errors import InvalidRequestError
 from hangar.hub.api.limits import MAX_COUNT, MAX_EXIT_CODE, MIN_EXIT_CODE, PathId
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.store import local_runs as repo
@@ -47,6 +46,7 @@ from hangar.model.run_messages import (
     decode_run_message,
     decode_usage,
 )
+from hangar.protocol.codec import InvalidRequest
 from hangar.redaction import redact_text
 
 router = APIRouter(prefix="/api", tags=["local runs"])
@@ -74,8 +74,8 @@ class RunPatch(_Body):
     contextDir: str | None = Field(default=None, max_length=4096)
 
 
-def _invalid(exc: InvalidRunMessage) -> InvalidRequestError:
-    return InvalidRequestError(field=exc.field, problem=exc.problem)
+def _invalid(exc: InvalidRunMessage) -> InvalidRequest:
+    return InvalidRequest(problems=[{"field": exc.field, "problem": exc.problem}])
 
 
 def _json_body(schema: type[Any]) -> dict[str, Any]:
