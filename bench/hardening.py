@@ -8,10 +8,11 @@ Figures, each against a baseline measured in the same run:
   word of a keyword, keyword+separator repeated, database URLs without ``@``, a key block
   without its end, bearer headers, home paths, dense real secrets, random trigger
   characters), in the process; ``ms`` per shape (best of 3), ``ratio`` to redacting the same
-  amount of ordinary prose. Targets: no shape costs more than 5× prose (the old patterns took
+  amount of ordinary tool output (prose, code, paths). Targets: no shape costs more than 5×
+  that (the old patterns took
   minutes on the first shape: quadratic); ``worst_ms`` under 50 ms is reported as
   ``under_50ms`` (it holds on an idle machine of this class; a loaded one slows every figure,
-  the prose baseline included, which is why the ratio is the target).
+  the baseline included, which is why the ratio is the target).
 * ``hub`` — a real ``hangar serve`` (generated Claude sessions in a temp HOME): median
   latency of ``GET /api/runtime-work`` and of a transcript page, first quiet (the baseline),
   then while one client posts 1 MB run messages in a loop and a FIFO named like a session sits
@@ -44,7 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hangar.redaction import redact_text
 from hub import NODELAY, Server, bench_env, write_session
 
-WORDS = "the build failed because a fixture path moved so update the loader and rerun tests "
+ORDINARY = (
+    "the build failed because a fixture path moved; update the loader and rerun tests\n"
+    "def load_config(path: str) -> dict[str, int]:\n"
+    "    data = json.loads(Path(path).read_text())  # e.g. /srv/app/config.json\n"
+    "    return {key: int(value) - 1 for key, value in data.items()}\n"
+)
+"""Ordinary tool output: prose, code, a path — every character some rule waits for."""
 
 
 def _repeat(unit: str, size: int) -> str:
@@ -77,11 +84,11 @@ def best_ms(text: str, rounds: int = 3) -> float:
 
 def redaction_figures(mb: float) -> dict[str, Any]:
     size = int(mb * (1 << 20))
-    baseline = best_ms(_repeat(WORDS, size))
+    baseline = best_ms(_repeat(ORDINARY, size))
     figures = {name: best_ms(text) for name, text in shapes(size).items()}
     return {
         "bytes": size,
-        "baseline_prose_ms": round(baseline, 2),
+        "baseline_ordinary_ms": round(baseline, 2),
         "shapes": {
             name: {"ms": round(ms, 2), "ratio": round(ms / baseline, 2)}
             for name, ms in figures.items()

@@ -9,7 +9,9 @@ Contract:
 - Its cost is linear in ``len(text)`` for *any* input, and small: about a millisecond per
   megabyte and rule that can apply.
 
-How: the text is tokenized by the literal each secret shape starts with (``ghp_``, ``sk-``,
+How: a few single-character searches first tell which rules can apply at all (no ``=`` or
+``:``, no ``NAME=value``). Then the text is tokenized by the literal each secret shape starts
+with (``ghp_``, ``sk-``,
 ``-----BEGIN``, ``://``, the core of a keyword such as ``oken`` for ``token``/``Token`` or
 ``OKEN`` for ``TOKEN``), found with a plain substring search; only there is a rule matched.
 A rule never enters a word in its middle (a one-character look-behind at its start), every
@@ -48,16 +50,25 @@ _AFTER_NAME = rf"{_W}{{0,{MAX_NAME_CHARS}}}+[\"']?+[ \t]{{0,8}}+[=:][ \t]{{0,8}}
 """The rest of the name, an optional closing quote (JSON), ``=`` or ``:``, an optional quote."""
 
 
+_GATES = "-_:=/."
+"""Characters some rules need (one single-character search each, the fastest there is): a
+text without ``=`` and ``:`` holds no ``NAME=value``, one without ``-`` no key block…"""
+
+
 @dataclass(frozen=True)
 class _Rule:
     """Matches start with ``needle``; ``pattern`` matches the secret, or (``keep_label``) a
-    label as group 1 and the secret as group 2."""
+    label as group 1 and the secret as group 2. ``gate``: the rule can only match a text
+    holding one of these characters (empty: no gate)."""
 
     needle: str
     pattern: re.Pattern[str]
     keep_label: bool = False
+    gate: str = ""
 
-    def apply(self, text: str) -> str:
+    def apply(self, text: str, present: str) -> str:
+        if self.gate and not any(c in present for c in self.gate):
+            return text
         if self.needle not in text:
             return text
         if not self.keep_label:
@@ -69,10 +80,10 @@ class _Rule:
         return "".join(parts)
 
 
-def _whole(needle: str, rest: str) -> _Rule:
+def _whole(needle: str, rest: str, gate: str = "") -> _Rule:
     """A secret masked whole: ``needle`` at the start of a word, then ``rest``."""
     start = re.escape(needle)
-    return _Rule(needle, re.compile(rf"{start}(?<!{_W}{start}){rest}"))
+    return _Rule(needle, re.compile(rf"{start}(?<!{_W}{start}){rest}"), gate=gate)
 
 
 def _keyword(core: str, *before: str, rest: str = "") -> _Rule:
@@ -83,7 +94,10 @@ def _keyword(core: str, *before: str, rest: str = "") -> _Rule:
     head = re.escape(core)
     behind = "|".join(f"(?<={letters}{head})" for letters in before)
     return _Rule(
-        core, re.compile(rf"({head}(?:{behind}){rest}{_AFTER_NAME})({_VALUE})"), keep_label=True
+        core,
+        re.compile(rf"({head}(?:{behind}){rest}{_AFTER_NAME})({_VALUE})"),
+        keep_label=True,
+        gate="=:",
     )
 
 
@@ -98,6 +112,7 @@ _RULES: tuple[_Rule, ...] = (
             rf"-----BEGIN [A-Z0-9 ]{{0,40}}PRIVATE KEY-----(?:[^-]++|(?!{_PEM_END})-)*+"
             rf"(?:{_PEM_END})?+"
         ),
+        gate="-",
     ),
     # AWS access key ids (IAM's other unique ids, AIDA…, are names, not credentials).
     _whole("AKIA", r"[0-9A-Z]{16}\b"),
@@ -108,11 +123,12 @@ _RULES: tuple[_Rule, ...] = (
             rf"gh(?:[oprsu]_(?<!{_W}gh._)[0-9A-Za-z]{{20,}}+"
             rf"|ithub_pat_(?<!{_W}github_pat_){_W}{{20,}}+)\b"
         ),
+        gate="_",
     ),
-    _whole("sk-", r"(?:ant-|proj-)?+[-0-9A-Z_a-z]{16,}+"),
-    _whole("xox", r"[abposr]-[-0-9A-Za-z]{10,}+"),
-    _whole("glpat-", r"[-0-9A-Z_a-z]{20,}+"),
-    _whole("eyJ", r"[-0-9A-Z_a-z]{8,}+\.eyJ[-0-9A-Z_a-z]{8,}+\.[-0-9A-Z_a-z]{8,}+"),
+    _whole("sk-", r"(?:ant-|proj-)?+[-0-9A-Z_a-z]{16,}+", gate="-"),
+    _whole("xox", r"[abposr]-[-0-9A-Za-z]{10,}+", gate="-"),
+    _whole("glpat-", r"[-0-9A-Z_a-z]{20,}+", gate="-"),
+    _whole("eyJ", r"[-0-9A-Z_a-z]{8,}+\.eyJ[-0-9A-Z_a-z]{8,}+\.[-0-9A-Z_a-z]{8,}+", gate="."),
     # Bearer tokens keep their label.
     _Rule(
         "earer",
@@ -130,6 +146,7 @@ _RULES: tuple[_Rule, ...] = (
             rf"((?!\*\*\*\*@)[^@ \t\r\n\f\v/?#]{{1,{MAX_SECRET_CHARS}}}+)(?=@)"
         ),
         keep_label=True,
+        gate=":",
     ),
     # NAME=value, NAME: value, "name": "value" for names holding a keyword, in the casings
     # names are written in (lower, Capitalized, UPPER, camelCase).
@@ -143,8 +160,8 @@ _RULES: tuple[_Rule, ...] = (
     _keyword("Key", "[Aa]pi", "[Aa]pi_", "[Pp]rivate", "[Pp]rivate_"),
     _keyword("KEY", "API", "API_", "PRIVATE_"),
     # The user name in a home-directory path.
-    _Rule("/home/", re.compile(rf"(/home/)({_NOT_MASKED}[^/\s\"':]++)"), keep_label=True),
-    _Rule("/Users/", re.compile(rf"(/Users/)({_NOT_MASKED}[^/\s\"':]++)"), keep_label=True),
+    _Rule("/home/", re.compile(rf"(/home/)({_NOT_MASKED}{_USER})"), keep_label=True, gate="/"),
+    _Rule("/Users/", re.compile(rf"(/Users/)({_NOT_MASKED}{_USER})"), keep_label=True, gate="/"),
 )
 
 _SECRET_KEY = re.compile(r"api_?key|secret|token|passw(?:or)?d|private_?key")
@@ -152,8 +169,9 @@ _SECRET_KEY = re.compile(r"api_?key|secret|token|passw(?:or)?d|private_?key")
 
 def redact_text(text: str) -> str:
     """``text`` with every recognised secret (and home-directory user name) masked."""
+    present = "".join(c for c in _GATES if c in text)
     for rule in _RULES:
-        text = rule.apply(text)
+        text = rule.apply(text, present)
     return text
 
 
