@@ -23,6 +23,7 @@ from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rescan import RescanGate
 from hangar.executor.stores import AgentStores
 from hangar.executor.task_index import TaskIndex
+from hangar.executor.turn_table_store import ExecutorTableStore
 from hangar.model import LocalTask, Transcript
 from hangar.paths import Env
 from hangar.settings import Settings, load_settings
@@ -67,8 +68,9 @@ class ExecutorCore:
         self.rescans = RescanGate()
         """Decides when a list rescans the agent homes (a session watcher arms it)."""
         self._lists: dict[tuple[str | None, bool], tuple[int, list[LocalTask]]] = {}
-        # Full reads by either engine leave turn tables the user-facing engine opens from.
-        self.turn_tables = TurnTables()
+        # Full reads by either engine leave turn tables the user-facing engine opens from;
+        # they are kept in executor.db, so the first open after a restart is tail-first too.
+        self.turn_tables = TurnTables(store=ExecutorTableStore(db))
         capacity = int(settings.transcript_cache_entries)
         self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
         # The background indexer and the search indexer read through this one engine, and

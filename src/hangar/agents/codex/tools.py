@@ -11,8 +11,9 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.codex.records import raw_value
-from hangar.agents.tool_output import cap_output, content_text
+from hangar.agents.json_fields import raw_value
+from hangar.agents.text import content_text
+from hangar.agents.tool_output import cap_output
 from hangar.model import FileChange, FileChangesBlock, ToolBlock
 
 
