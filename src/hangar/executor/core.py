@@ -12,6 +12,7 @@ the turns share it, so Codex runs one resident app-server per executor.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Mapping
@@ -28,7 +29,7 @@ from hangar.executor.stores import AgentStores
 from hangar.executor.task_index import TaskIndex
 from hangar.executor.turn_stream import EventSink, null_sink
 from hangar.executor.turn_table_store import ExecutorTableStore
-from hangar.model import LocalTask, Transcript
+from hangar.model import LocalTask, Message, Transcript
 from hangar.paths import Env
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from hangar.executor.turn_inputs import AttachmentFetcher, TurnInputs
     from hangar.executor.turns import TurnService
     from hangar.executor.usage import UsageCounter
+    from hangar.executor.worktrees import WorktreeService
 
 
 class ExecutorCore:
@@ -190,6 +192,19 @@ class ExecutorCore:
         changed = {"deviceId": self.device.device_id, "localTaskIds": [local_task_id]}
         self.events("runtime.changed", changed)
 
+    @cached_property
+    def worktrees(self) -> WorktreeService:
+        """This device's worktree store (``runtime.worktrees.*``, ``docs/worktrees.md``)."""
+        from hangar.executor.worktrees import WorktreeService
+
+        return WorktreeService(self.settings.paths.home, _IndexTasks(self), self._archive)
+
+    def _archive(self, task_ids: list[str]) -> list[str]:
+        """Archive tasks (through the agent's control facet where it has one)."""
+        with self.controls() as controls:
+            done = [self.lifecycle.set_archived(task_id, True, controls) for task_id in task_ids]
+        return [r["localTaskId"] for r in done if r.get("archived")]
+
     @property
     def trash_root(self) -> Path:
         return self.settings.paths.trash_dir
@@ -316,6 +331,11 @@ class ExecutorCore:
         )
         return task, result
 
+    def messages(self, local_task_id: str) -> tuple[LocalTask, list[Message]]:
+        """Every message of a task's transcript (a full read, from the cache when current)."""
+        entry = self._read(self.engine, local_task_id, refresh=True, min_index=0)
+        return self.index.get(local_task_id), list(entry.messages) if entry else []
+
     # -- background indexing ----------------------------------------------------------------
     def index_pending(self, max_tasks: int = 32) -> int:
         """Read in full up to ``max_tasks`` listed tasks whose file changed since their last
@@ -439,3 +459,24 @@ class ExecutorCore:
         )
         if known != learned:
             self.index.record_parse(local_task_id, summary, signature)
+
+
+class _IndexTasks:
+    """The executor's LocalTask index as the worktree store reads it."""
+
+    def __init__(self, executor: ExecutorCore) -> None:
+        self.executor = executor
+
+    def refresh(self) -> None:
+        # Deleting or pruning decides on what is on disk now, not on a watcher's last report.
+        self.executor.refresh_index(force=True)
+
+    def in_directory(self, path: str) -> tuple[LocalTask, ...]:
+        index = self.executor.index
+        tasks = index.in_directory(path)
+        stale = [t.local_task_id for t in tasks if index.is_stale(t.local_task_id)]
+        for local_task_id in stale:
+            # Whether a task is running is learned by reading it: never decide on old news.
+            with contextlib.suppress(HangarError):
+                self.executor._read(self.executor._indexer, local_task_id, refresh=True)
+        return index.in_directory(path) if stale else tasks
