@@ -56,9 +56,8 @@ def _choice(selection: ModelSelection | None) -> ModelChoice | None:
 
 def send(executor: ExecutorCore, request: SendRequest) -> TurnAccepted:
     turns = executor.turns
-    target = turns.target(request.local_task_id)
+    turns.target(request.local_task_id)  # an unknown task is reported before any file work
     files = executor.turn_inputs.resolve(request.local_task_id, request.attachments)
-    del target  # located first: an unknown task is reported before any attachment work
     turn = turns.send(
         request.local_task_id,
         request.text,

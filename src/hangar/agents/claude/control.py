@@ -132,7 +132,8 @@ class ClaudeControl(AgentControl):
         process = self.launcher.launch(
             "claude",
             ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
-            cwd=self.home.root if self.home.root.is_dir() else None,
+            # The user's home (not a project): listing models starts no session anywhere.
+            cwd=self.home.root.parent if self.home.root.parent.is_dir() else None,
         )
         if process is None:
             raise ClaudeUnavailable()
