@@ -70,9 +70,9 @@ def test_scrolling_up_pages_to_the_first_message(page: Any, live_hub: LiveHub) -
     )
     assert indexes == list(range(len(indexes)))
     tool = page.locator("details.tool", has_text="ls -la")
-    expect(tool.locator("summary")).to_contain_text("Bash")
+    expect(tool.locator("> summary")).to_contain_text("Bash")
     expect(tool.locator(".tool-output")).to_be_hidden()
-    tool.locator("summary").click()
+    tool.locator("> summary").click()
     expect(tool.locator(".tool-output")).to_contain_text("README.md")
 
 

@@ -41,6 +41,10 @@ LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.tasks_send:send_command",
         "Send TEXT to a task and print the reply as it streams.",
     ),
+    "export": LazyCommand(
+        "hangar.cli.tasks_export:export_command",
+        "Export TASK's whole transcript as Markdown or one HTML page, secrets redacted.",
+    ),
     "models": LazyCommand(
         "hangar.cli.tasks_send:models_command",
         "The models TASK's agent offers (for send --model) and what hangar can do with it.",

@@ -270,12 +270,18 @@ class _Projector:
         if path is None:
             return
         created = name == "write" and metadata.get("exists") is False
+        additions = as_int(filediff.get("additions"))
+        deletions = as_int(filediff.get("deletions"))
+        diff = as_str(filediff.get("patch")) or as_str(metadata.get("diff"))
+        content = as_str(as_map(state.get("input")).get("content"))
+        if created and not additions and not deletions and not diff and content:
+            additions = len(content.splitlines())  # a new file: every line it was written with
         self._edits[path] = FileChange(
             path=path,
             change_type="add" if created else "update",
-            additions=as_int(filediff.get("additions")),
-            deletions=as_int(filediff.get("deletions")),
-            diff=as_str(filediff.get("patch")) or as_str(metadata.get("diff")),
+            additions=additions,
+            deletions=deletions,
+            diff=diff,
         )
 
     def _child_messages(self, state: Mapping[str, Any]) -> list[Message] | None:

@@ -138,6 +138,35 @@ def _activity_marks(ctx: HubContext, device_id: str) -> dict[str, dict[str, Any]
     return marks
 
 
+@router.get(
+    "/export",
+    summary="A task's whole transcript as Markdown or one self-contained HTML page, redacted",
+    response_class=Response,
+)
+def export_route(
+    ctx: Hub,
+    deviceId: Id,
+    localTaskId: Id,
+    format: Literal["md", "html"] = "md",
+) -> Response:
+    from hangar.presentation.export import collect_messages, export_filename, export_transcript
+
+    def fetch(cursor: str | None) -> dict[str, Any]:
+        body = DeviceTranscriptRequest(
+            device_id=deviceId, local_task_id=localTaskId, limit=500, before_cursor=cursor
+        )
+        return transcript(body, ctx)
+
+    task, messages = collect_messages(fetch)
+    media = "text/html" if format == "html" else "text/markdown"
+    name = export_filename(task, format)
+    return Response(
+        export_transcript(format, task, messages),
+        media_type=f"{media}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
 @router.post(
     "/transcript",
     summary="One page of a task's normalized transcript",

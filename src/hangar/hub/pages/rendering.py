@@ -17,6 +17,8 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from hangar.agents.registry import agent
+from hangar.presentation.diffs import file_view
+from hangar.presentation.tool_view import tool_view
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
 DATA_IMAGE_PREFIXES = tuple(
@@ -117,6 +119,8 @@ def environment() -> Environment:
     env.filters["agent_name"] = runtime_name
     env.filters["total"] = total
     env.globals["tool_command"] = tool_command
+    env.globals["tool_view"] = tool_view
+    env.globals["file_view"] = file_view
     env.globals["safe_image_src"] = safe_image_src
     return env
 

@@ -152,6 +152,10 @@
     markCurrent();
     const link = sidebarLink(deviceId, localTaskId);
     $("task-title").textContent = link ? link.dataset.title : "";
+    for (const format of ["md", "html"]) {
+      const query = new URLSearchParams({ deviceId, localTaskId, format });
+      $("export-" + format).href = "/api/runtime-work/export?" + query;
+    }
     $("layout").classList.remove("sidebar-open");
     document.dispatchEvent(new CustomEvent("hangar:task-opened", { detail: { deviceId, localTaskId } }));
     hangar.status("Loading…");
