@@ -25,6 +25,7 @@ from hangar.hub.app import create_app
 from hangar.hub.auth import TokenSource
 from hangar.hub.context import HubContext
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
+from hangar.hub.http_policy import HostPolicy
 from hangar.hub.server import HubServer, Worker
 from hangar.hub.store.database import open_hub_database
 from hangar.hub.workers.outbox import start_local_run_workers
@@ -70,13 +71,20 @@ class LocalHangar:
             names={device.device_id: device.name},
         )
 
-    def create_app(self, token: str, *, extra: dict[str, Any] | None = None) -> FastAPI:
+    def create_app(
+        self,
+        token: str,
+        *,
+        extra: dict[str, Any] | None = None,
+        hosts: HostPolicy | None = None,
+    ) -> FastAPI:
         return create_app(
             self.hub_engine,
             self.devices(),
             token=token,
             owner_name=self.executor.device.name or "owner",
             extra=extra,
+            hosts=hosts,
         )
 
     def start_workers(self, app: FastAPI) -> list[Worker]:

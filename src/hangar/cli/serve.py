@@ -11,6 +11,7 @@ import click
 from hangar.composition import LocalHangar
 from hangar.hub.auth import load_or_create_token
 from hangar.hub.demo import prepare_demo_environment
+from hangar.hub.http_policy import HostPolicy, parse_host_list
 from hangar.hub.server import HubServer, check_bind_address
 from hangar.settings import load_settings
 
@@ -57,8 +58,12 @@ def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: 
     local = LocalHangar.open()
     try:
         token = load_or_create_token(settings.paths.token_file)
+        hosts = HostPolicy.for_bind(host, parse_host_list(str(settings.allowed_hosts)))
         server = local.server(
-            local.create_app(token.token), host, settings.port if port is None else port, token
+            local.create_app(token.token, hosts=hosts),
+            host,
+            settings.port if port is None else port,
+            token,
         )
         if warning:
             click.echo(warning, err=True)

@@ -32,6 +32,7 @@ from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
+from hangar.hub.http_policy import HostCheckMiddleware, HostPolicy, SecurityHeadersMiddleware
 from hangar.hub.pages import runtime as runtime_pages
 from hangar.hub.store.workspaces import ensure_workspace
 
@@ -83,8 +84,13 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    hosts: HostPolicy | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call."""
+    """Build the hub app over its database and the executor(s) it may call.
+
+    ``hosts`` is the Host allow-list (default: a hub bound to 127.0.0.1; see
+    :mod:`hangar.hub.http_policy`).
+    """
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
     ctx = HubContext(
@@ -112,4 +118,8 @@ def create_app(
     app.add_middleware(
         ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
     )
+    # Added last = runs first: a refused Host reaches nothing, and every answer (the refusal
+    # included) carries the security headers.
+    app.add_middleware(HostCheckMiddleware, policy=hosts or HostPolicy.for_bind("127.0.0.1"))
+    app.add_middleware(SecurityHeadersMiddleware)
     return app
