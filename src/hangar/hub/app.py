@@ -34,6 +34,7 @@ from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.http_policy import HostCheckMiddleware, HostPolicy, SecurityHeadersMiddleware
 from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.store.browser_sessions import BrowserSessions
 from hangar.hub.store.workspaces import ensure_workspace
 
 log = logging.getLogger("hangar.hub")
@@ -92,7 +93,7 @@ def create_app(
     :mod:`hangar.hub.http_policy`).
     """
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
-    auth = Authenticator(token)
+    auth = Authenticator(token, BrowserSessions(engine))
     ctx = HubContext(
         engine=engine,
         workspace=workspace,

@@ -2,11 +2,13 @@
 
 - The token is ``HANGAR_TOKEN`` when set, else ``$HANGAR_HOME/token`` (0600), created once,
   atomically, on first start. Comparisons are constant-time.
-- A browser logs in with the token and gets a session cookie (HttpOnly, SameSite=Strict). The
-  cookie is ``<session id>.<HMAC(token, session id)>``: it survives a hub restart and dies when the
-  token changes. The CSRF token of a session is ``HMAC(token, "csrf:" + session id)``; every
-  state-changing request that authenticates with the cookie must carry it (form field
-  ``csrf_token`` or header ``X-CSRF-Token``).
+- A browser logs in with the token and gets a session cookie (HttpOnly, SameSite=Strict) holding
+  a random session id. The hub keeps the session server-side
+  (:class:`~hangar.hub.store.browser_sessions.BrowserSessions`, by ``HMAC(token, session id)``):
+  it survives a hub restart, ends on logout or after 30 days, and dies when the token changes.
+  The CSRF token of a session is ``HMAC(token, "csrf:" + session id)``; every state-changing
+  request that authenticates with the cookie must carry it (form field ``csrf_token`` or header
+  ``X-CSRF-Token``).
 - ``/api`` accepts ``Authorization: Bearer <token>``, or the session cookie (the web UI's own
   calls) under the CSRF rule above.
 """
@@ -26,6 +28,7 @@ from starlette.requests import Request
 
 from hangar.atomicfile import create_exclusive
 from hangar.errors import CorruptFileError, HangarError
+from hangar.hub.store.browser_sessions import BrowserSessions
 
 SESSION_COOKIE = "hangar_session"
 CSRF_HEADER = "x-csrf-token"
@@ -84,23 +87,31 @@ def _mac(token: str, message: str) -> str:
 class Authenticator:
     """Checks bearer tokens, session cookies and CSRF tokens against one hub token."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, sessions: BrowserSessions) -> None:
         self._token = token
+        self.sessions = sessions
 
     def token_ok(self, candidate: str) -> bool:
         return hmac.compare_digest(candidate.encode(), self._token.encode())
 
+    def _session_digest(self, session_id: str) -> str:
+        return _mac(self._token, "session:" + session_id)
+
     def new_session_cookie(self) -> str:
-        session_id = secrets.token_urlsafe(18)
-        return f"{session_id}.{_mac(self._token, 'session:' + session_id)}"
+        """Start a session; the cookie value is its id."""
+        session_id = secrets.token_urlsafe(32)
+        self.sessions.create(self._session_digest(session_id))
+        return session_id
 
     def session_id(self, cookie: str | None) -> str | None:
-        """The session id of a valid cookie value, else ``None``."""
-        if not cookie or "." not in cookie:
+        """The session id of a cookie naming a live session, else ``None``."""
+        if not cookie or len(cookie) > 100:
             return None
-        session_id, mac = cookie.rsplit(".", 1)
-        expected = _mac(self._token, "session:" + session_id)
-        return session_id if hmac.compare_digest(mac.encode(), expected.encode()) else None
+        return cookie if self.sessions.is_valid(self._session_digest(cookie)) else None
+
+    def end_session(self, session_id: str) -> None:
+        """Log out: the session's cookie no longer works anywhere."""
+        self.sessions.revoke(self._session_digest(session_id))
 
     def csrf_token(self, session_id: str) -> str:
         return _mac(self._token, "csrf:" + session_id)

@@ -53,7 +53,9 @@ def login(request: Request, token: str = Form(""), next: str = Form("/runtime-ta
 
 @router.post("/logout")
 def logout(request: Request, csrf_token: str = Form("")) -> Response:
-    check_form_csrf(request, require_session(request), csrf_token)
+    session_id = require_session(request)
+    check_form_csrf(request, session_id, csrf_token)
+    hub_of(request).auth.end_session(session_id)
     response = RedirectResponse("/login", status_code=303)
     clear_session_cookie(response)
     return response
