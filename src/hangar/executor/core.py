@@ -31,6 +31,7 @@ from hangar.executor.task_index import TaskIndex
 from hangar.executor.task_lifecycle import Lifecycle
 from hangar.model import LocalTask, Transcript
 from hangar.paths import Env
+from hangar.private_files import secure_home
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
 from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
@@ -76,7 +77,7 @@ class ExecutorCore:
         """Open this device's executor from ``$HANGAR_HOME`` (created and migrated)."""
         settings = load_settings(environ)
         paths = settings.paths
-        paths.home.mkdir(parents=True, exist_ok=True)
+        secure_home(paths)
         device = load_or_create_device(paths.device_file, settings.device_name)
         db = ExecutorDatabase(paths.executor_db)
         if stores is None:

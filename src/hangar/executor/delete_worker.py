@@ -39,6 +39,7 @@ from hangar.executor import trash
 from hangar.executor.controls import ControlBatch, ControlOpener
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.trash import now_iso
+from hangar.private_files import make_private_dir
 
 log = logging.getLogger(__name__)
 SLOW_DELETE_SECONDS = 5.0
@@ -303,8 +304,8 @@ class DeleteWorker:
 
 @contextmanager
 def _worker_lock(trash_root: Path) -> Iterator[None]:
-    trash_root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(trash_root / ".delete-worker.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    make_private_dir(trash_root)
+    fd = os.open(trash_root / ".delete-worker.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
