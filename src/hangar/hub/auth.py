@@ -109,6 +109,11 @@ class Authenticator:
             return None
         return cookie if self.sessions.is_valid(self._session_digest(cookie)) else None
 
+    def keyed_digest(self, message: str) -> str:
+        """HMAC-SHA256 of ``message`` keyed with the hub token (hex): secrets derived from the
+        token, e.g. run-scoped tokens, that need not be stored and change with the token."""
+        return _mac(self._token, message)
+
     def end_session(self, session_id: str) -> None:
         """Log out: the session's cookie no longer works anywhere."""
         self.sessions.revoke(self._session_digest(session_id))

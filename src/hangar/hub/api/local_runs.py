@@ -4,7 +4,8 @@ Shapes (camelCase JSON):
 
 - ``POST /api/issues/{key}/local-runs`` ``{cliName, workDir?, contextDir?, commentsMode?:
   thread|off, noStatusUpdate?, source?, sourceKey?}`` → 201 (new) or 200 (same source+sourceKey)
-  with the run plus ``runToken``: a token that can only read this issue and post to this run.
+  with the run plus ``runToken``: a token that can only read this issue and post to this run,
+  while the run is running. A retried create (same source+sourceKey) returns the same token.
 - ``GET /api/issues/{key}/local-runs`` → ``{runs: [run]}`` (newest first).
 - ``GET /api/local-runs/{runId}`` → run with ``usage`` and ``messageCount``.
 - ``PATCH /api/local-runs/{runId}`` ``{status?, exitCode?, error?, activeMs?, contextDir?}`` →
@@ -82,9 +83,20 @@ class MessageIn(BaseModel):
     output: str | None = Field(default=None, max_length=1_000_000)
 
 
+def run_token(ctx: HubContext, run_id: str) -> str:
+    """The run-scoped token of ``run_id``, derived from the hub token (never stored)."""
+    return repo.TOKEN_PREFIX + ctx.auth.keyed_digest("run-token:" + run_id)
+
+
 @router.post("/issues/{key}/local-runs", status_code=201, summary="Start a local run")
 def create_run(key: str, body: RunCreate, ctx: Hub) -> JSONResponse:
-    run, created, token = repo.create_run(ctx.engine, ctx.workspace, key, body.model_dump())
+    run, created, token = repo.create_run(
+        ctx.engine,
+        ctx.workspace,
+        key,
+        body.model_dump(),
+        mint_token=lambda run_id: run_token(ctx, run_id),
+    )
     if created:
         ctx.events.publish("issue.changed", {"key": run["issueKey"]})
         ctx.events.publish(
