@@ -11,6 +11,9 @@
   ``X-CSRF-Token``).
 - ``/api`` accepts ``Authorization: Bearer <token>``, or the session cookie (the web UI's own
   calls) under the CSRF rule above.
+- A hub token has at least :data:`MIN_TOKEN_LENGTH` characters; a shorter ``HANGAR_TOKEN`` or
+  token file stops the hub with a message saying how to fix it. Failed tokens are slowed down
+  per client address (:mod:`hangar.hub.auth_throttle`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from starlette.requests import Request
 
 from hangar.atomicfile import create_exclusive
 from hangar.errors import CorruptFileError, HangarError
+from hangar.hub.auth_throttle import FailureThrottle
 from hangar.hub.store.browser_sessions import BrowserSessions
 
 SESSION_COOKIE = "hangar_session"
@@ -52,6 +56,46 @@ class CsrfError(HangarError):
     http_status: ClassVar[int] = 403
 
 
+MIN_TOKEN_LENGTH = 32
+NEW_TOKEN_HINT = "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+@dataclass(eq=False)
+class WeakTokenError(HangarError):
+    """A hub token shorter than :data:`MIN_TOKEN_LENGTH` characters."""
+
+    source: str = ""
+    length: int = 0
+    hint: str = ""
+    code: ClassVar[str] = "weak_token"
+
+    def render(self) -> str:
+        return (
+            f"{self.source}: the token has {self.length} characters; a hub token needs at least "
+            f"{MIN_TOKEN_LENGTH}: {self.hint}"
+        )
+
+
+def check_token_strength(token: str, source: str, hint: str) -> str:
+    """``token`` if it is long enough, else :class:`WeakTokenError` naming ``source``."""
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise WeakTokenError(source=source, length=len(token), hint=hint)
+    return token
+
+
+@dataclass(eq=False)
+class TooManyFailures(HangarError):
+    """This client address spent its budget of failed tokens (HTTP 429, ``Retry-After``)."""
+
+    retry_after: int = 1
+    code: ClassVar[str] = "too_many_failures"
+    http_status: ClassVar[int] = 429
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
 @dataclass(frozen=True)
 class TokenSource:
     token: str
@@ -64,9 +108,11 @@ def load_or_create_token(path: Path, environ: dict[str, str] | None = None) -> T
     env = os.environ if environ is None else environ
     explicit = env.get("HANGAR_TOKEN", "").strip()
     if explicit:
-        return TokenSource(explicit, "HANGAR_TOKEN")
+        hint = f"unset HANGAR_TOKEN to use the token file, or set a long one ({NEW_TOKEN_HINT})"
+        return TokenSource(check_token_strength(explicit, "HANGAR_TOKEN", hint), "HANGAR_TOKEN")
     create_exclusive(path, (secrets.token_urlsafe(32) + "\n").encode(), mode=0o600)
-    return TokenSource(read_token_file(path), str(path))
+    hint = "delete the file and `hangar serve` creates a new one"
+    return TokenSource(check_token_strength(read_token_file(path), str(path), hint), str(path))
 
 
 def read_token_file(path: Path) -> str:
@@ -87,9 +133,12 @@ def _mac(token: str, message: str) -> str:
 class Authenticator:
     """Checks bearer tokens, session cookies and CSRF tokens against one hub token."""
 
-    def __init__(self, token: str, sessions: BrowserSessions) -> None:
-        self._token = token
+    def __init__(
+        self, token: str, sessions: BrowserSessions, throttle: FailureThrottle | None = None
+    ) -> None:
+        self._token = check_token_strength(token, "the hub token", "use a longer one")
         self.sessions = sessions
+        self.throttle = throttle or FailureThrottle()
 
     def token_ok(self, candidate: str) -> bool:
         return hmac.compare_digest(candidate.encode(), self._token.encode())
@@ -124,6 +173,15 @@ class Authenticator:
     def csrf_ok(self, session_id: str, candidate: str | None) -> bool:
         return bool(candidate) and hmac.compare_digest(
             str(candidate).encode(), self.csrf_token(session_id).encode()
+        )
+
+    def throttled(self, client: str) -> TooManyFailures | None:
+        """The error to answer ``client`` with while its failure budget is spent, else None."""
+        wait = self.throttle.retry_after(client)
+        if not wait:
+            return None
+        return TooManyFailures(
+            f"too many failed tokens from this address; try again in {wait} s", retry_after=wait
         )
 
     def bearer_ok(self, request: Request) -> bool:

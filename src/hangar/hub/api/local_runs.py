@@ -22,7 +22,7 @@ Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {ru
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -163,21 +163,30 @@ _ISSUE_READ = re.compile(r"^/api/issues/([^/]+)(?:/comments)?$")
 _RUN_PATH = re.compile(r"^/api/local-runs/([^/]+)(/messages)?$")
 
 
+RunTokenVerdict = Literal["allowed", "refused", "unknown"]
+"""``allowed``: a live run's token on a route it may use; ``refused``: a run's token (live or
+ended) elsewhere or after its run; ``unknown``: not a token of any run (a failed guess)."""
+
+
 class RunTokenPolicy:
     """Decides what a run-scoped token may do: read its issue (and its comments), read its
-    run, read and post its run's messages. Nothing else."""
+    run, read and post its run's messages, while its run is running. Nothing else."""
 
     def __init__(self, ctx: HubContext) -> None:
         self.ctx = ctx
 
-    def allows(self, request: Request) -> bool:
+    def verdict(self, request: Request) -> RunTokenVerdict:
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip().startswith(repo.TOKEN_PREFIX):
-            return False
+            return "unknown"
         grant = repo.grant_for_token(self.ctx.engine, self.ctx.workspace, token.strip())
         if grant is None:
-            return False
+            return "unknown"
+        return "allowed" if grant.live and self._may(grant, request) else "refused"
+
+    @staticmethod
+    def _may(grant: repo.RunGrant, request: Request) -> bool:
         path, method = request.url.path, request.method
         issue = _ISSUE_READ.match(path)
         if issue and method == "GET":

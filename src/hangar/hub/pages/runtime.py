@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.auth import client_address
 from hangar.hub.context import Hub, hub_of
 from hangar.hub.pages.issues import router as issues_router
 from hangar.hub.pages.page import page
@@ -43,7 +44,19 @@ def login_form(next: str | None = None, error: str | None = None) -> HTMLRespons
 
 @router.post("/login")
 def login(request: Request, token: str = Form(""), next: str = Form("/runtime-tasks")) -> Response:
-    if not hub_of(request).auth.token_ok(token.strip()):
+    auth, client = hub_of(request).auth, client_address(request)
+    refusal = auth.throttled(client)
+    if refusal is not None:
+        html = render(
+            "login.html",
+            next=safe_next(next),
+            error=f"Too many wrong tokens: try again in {refusal.retry_after} s.",
+        )
+        return HTMLResponse(
+            html, status_code=429, headers={"Retry-After": str(refusal.retry_after)}
+        )
+    if not auth.token_ok(token.strip()):
+        auth.throttle.failed(client)
         html = render("login.html", next=safe_next(next), error="That token is not valid.")
         return HTMLResponse(html, status_code=401)
     response = RedirectResponse(safe_next(next), status_code=303)

@@ -8,7 +8,8 @@ Contracts:
   token from the run id with a secret of its own (``mint_token``; the hub keys an HMAC of the
   run id with its token), so nothing that could recreate a token is stored, only the token's
   SHA-256, and a new hub token replaces every run token.
-- A run-scoped token is valid only while its run is ``running`` (:func:`grant_for_token`).
+- A run-scoped token grants something only while its run is ``running``
+  (:func:`grant_for_token`).
 - :func:`patch_run` records a heartbeat on every call; once a run is ``completed``, ``failed``
   or ``cancelled`` its status, exit code and error never change again (terminal is sticky).
 - :func:`add_message` stores a message once per (run, source, sourceKey) with the next per-run
@@ -376,10 +377,13 @@ class RunGrant:
 
     run_id: str
     issue_key: str
+    live: bool
+    """False once the run has ended: its token no longer grants anything."""
 
 
 def grant_for_token(engine: Engine, workspace: Workspace, token: str) -> RunGrant | None:
-    """What ``token`` may touch; ``None`` for an unknown token or one whose run has ended."""
+    """What ``token`` may touch (nothing once its run has ended); ``None`` for an unknown
+    token."""
     if not token.startswith(TOKEN_PREFIX):
         return None
     with engine.connect() as conn:
@@ -388,6 +392,6 @@ def grant_for_token(engine: Engine, workspace: Workspace, token: str) -> RunGran
                 runs_t.c.token_hash == token_digest(token)
             )
         ).first()
-        if row is None or row.status in TERMINAL:
+        if row is None:
             return None
-        return RunGrant(row.id, _key_of(conn, workspace, row.issue_id))
+        return RunGrant(row.id, _key_of(conn, workspace, row.issue_id), row.status not in TERMINAL)
