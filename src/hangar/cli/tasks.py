@@ -122,9 +122,13 @@ def show_command(task: str, limit: int, before: str | None, as_json: bool) -> No
         click.echo(f"… earlier messages: --before {data['beforeCursor']}")
     for message in data["messages"]:
         when = relative_time(message.get("createdAt"))
-        click.echo(f"\n#{message['index']} {message['role']} · {when}")
+        status = message.get("status") or "done"
+        shown = "" if status == "done" else f" · {status}"
+        click.echo(f"\n#{message['index']} {message['role']}{shown} · {when}")
         for block in message.get("blocks") or []:
             if block.get("type") != "text":
                 click.echo(_block_line(block))
         if message.get("content"):
             click.echo(message["content"])
+        if message.get("error"):
+            click.echo(f"✗ error: {message['error']}")

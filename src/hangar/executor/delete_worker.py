@@ -348,7 +348,19 @@ def restore(db: ExecutorDatabase, trash_root: Path, task_id: str) -> dict[str, A
             conn.execute(
                 f"INSERT INTO local_tasks({columns}) VALUES ({marks})", list(task.values())
             )
-        conn.execute("UPDATE local_tasks SET deleted_at = NULL WHERE local_task_id = ?", (task_id,))
+        source = conn.execute(
+            "SELECT source_path FROM local_tasks WHERE local_task_id = ?", (task_id,)
+        ).fetchone()
+        back = source is not None and bool(source[0]) and Path(source[0]).exists()
+        # The files are back: the task is no longer missing. Forgetting both signatures makes
+        # the next refresh describe it again and the indexer read it again, so its status
+        # and counts come from the file, not from the row kept while it was gone.
+        conn.execute(
+            "UPDATE local_tasks SET deleted_at = NULL, missing = CASE WHEN ? THEN 0 ELSE missing"
+            " END, status = CASE WHEN ? AND status = 'missing' THEN 'done' ELSE status END,"
+            " stat_signature = NULL, signature = NULL WHERE local_task_id = ?",
+            (back, back, task_id),
+        )
         conn.execute("DELETE FROM delete_queue WHERE local_task_id = ?", (task_id,))
         conn.execute("DELETE FROM search_progress WHERE local_task_id = ?", (task_id,))
     files = manifest["files"] if manifest else []
