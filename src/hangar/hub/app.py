@@ -74,7 +74,7 @@ class ApiAuthMiddleware:
             request = Request(scope)
             client = client_address(request)
             presented = "authorization" in request.headers
-            refusal = self.auth.throttled(client) if presented else None
+            refusal: HangarError | None = self.auth.throttled(client) if presented else None
             if refusal is None:
                 try:
                     self.auth.check_api(request)
