@@ -1,7 +1,8 @@
 """Entry point of the ``hangar`` command.
 
-Deliberate errors (:class:`hangar.errors.HangarError`) print one line on stderr and exit 1
-(2 for usage errors); nothing ever prints a traceback at a user.
+Deliberate errors (:class:`hangar.errors.HangarError`) print one line on stderr and exit 1;
+usage errors show the usage of the command that was used and exit 2
+(:mod:`hangar.cli.hangar_click`); nothing ever prints a traceback at a user.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import click
 
 from hangar import __version__
 from hangar.cli.claude_session_hook import claude_session_hook_command
+from hangar.cli.hangar_click import HangarGroup
 from hangar.cli.info import paths_command, status_command, version_command
 from hangar.cli.issues import issue_group
 from hangar.cli.local_run import local_run_group
@@ -20,20 +22,6 @@ from hangar.cli.search import search_command
 from hangar.cli.serve import serve_command
 from hangar.cli.tasks import tasks_group
 from hangar.cli.tasks_lifecycle import COMMANDS as TASK_LIFECYCLE_COMMANDS
-from hangar.errors import HangarError, UsageError
-
-
-class HangarGroup(click.Group):
-    """A click group that turns hangar errors into one-line messages."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except UsageError as exc:
-            raise click.UsageError(str(exc), ctx) from None
-        except HangarError as exc:
-            click.echo(f"hangar: error: {exc}", err=True)
-            ctx.exit(1)
 
 
 @click.group(cls=HangarGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from hangar.cli.hangar_click import HangarCommand
 from hangar.composition import LocalHangar
 from hangar.hub.auth import load_or_create_token
 from hangar.hub.demo import prepare_demo_environment
@@ -30,7 +31,7 @@ def _announce(server: HubServer, demo: bool) -> None:
     sys.stdout.flush()
 
 
-@click.command("serve")
+@click.command("serve", cls=HangarCommand)
 @click.option(
     "--host", default=None, help="Address to listen on (default: setting `host`, 127.0.0.1)."
 )

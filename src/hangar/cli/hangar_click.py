@@ -1,0 +1,45 @@
+"""The click classes every hangar command uses, so every error is answered the same way.
+
+- A :class:`~hangar.errors.UsageError` raised by a command is shown with *that command's*
+  usage line (``Usage: hangar tasks purge …``), exit status 2, like click's own usage errors.
+- Any other :class:`~hangar.errors.HangarError` prints one line, ``hangar: error: …``, on
+  stderr and exits 1; nothing prints a traceback at a user.
+
+Commands are declared with ``@click.command(..., cls=HangarCommand)`` or on a
+:class:`HangarGroup`, whose ``.command()`` and ``.group()`` make these classes too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from hangar.errors import HangarError, UsageError
+
+
+def _invoke_reporting(ctx: click.Context, invoke: Any) -> Any:
+    try:
+        return invoke(ctx)
+    except UsageError as exc:
+        raise click.UsageError(str(exc), ctx) from None
+    except HangarError as exc:
+        click.echo(f"hangar: error: {exc}", err=True)
+        ctx.exit(1)
+
+
+class HangarCommand(click.Command):
+    """A command whose hangar errors are answered as the module docstring says."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return _invoke_reporting(ctx, super().invoke)
+
+
+class HangarGroup(click.Group):
+    """A group whose own errors are answered likewise and whose subcommands are hangar's."""
+
+    command_class = HangarCommand
+    group_class = type  # subgroups are HangarGroups as well
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return _invoke_reporting(ctx, super().invoke)
