@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+from types import FrameType
 
 import click
 
+from hangar import __version__
 from hangar.cli.hangar_click import HangarCommand
 from hangar.composition import LocalHangar
 from hangar.hub.auth import load_or_create_token
-from hangar.hub.demo import prepare_demo_environment
+from hangar.hub.demo import (
+    demo_issues_file,
+    prepare_demo_environment,
+    remove_demo_environment,
+    seed_demo_issues,
+)
 from hangar.hub.http_policy import HostPolicy, parse_host_list
 from hangar.hub.server import HubServer, check_bind_address
+from hangar.hub.server_log import open_server_log
 from hangar.settings import load_settings
+
+log = logging.getLogger("hangar.hub")
 
 
 def _announce(server: HubServer, demo: bool) -> None:
@@ -48,27 +59,61 @@ def _announce(server: HubServer, demo: bool) -> None:
 def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
     """Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    _stop_on_signals()
+    demo_root = None
     if demo:
         demo_root = prepare_demo_environment(os.environ)
         click.echo(f"demo: serving a copy of the sample sessions in {demo_root}")
+    try:
+        _serve(host, port, demo, allow_remote)
+    finally:
+        if demo_root is not None:
+            remove_demo_environment(demo_root)
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP end ``hangar serve`` like Ctrl-C: every ``finally`` runs (workers
+    stop, databases close, the demo copy is removed). uvicorn handles them while it serves,
+    then raises them again once it has shut down; without a handler of ours that second
+    signal would kill the process before any clean-up."""
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
+
+
+def _serve(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
     settings = load_settings()
-    logging.getLogger().setLevel(str(settings.log_level).upper())
+    root = logging.getLogger()
+    root.setLevel(str(settings.log_level).upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)
     host = host or str(settings.host)
     warning = check_bind_address(host, allow_remote)
     local = LocalHangar.open()
+    log_file = open_server_log(settings.paths.logs_dir)
+    root.addHandler(log_file)
     try:
         token = load_or_create_token(settings.paths.token_file)
         hosts = HostPolicy.for_bind(host, parse_host_list(str(settings.allowed_hosts)))
-        server = local.server(
-            local.create_app(token.token, hosts=hosts),
-            host,
-            settings.port if port is None else port,
-            token,
-        )
+        app = local.create_app(token.token, hosts=hosts)
+        if demo:
+            seed_demo_issues(app.state.hub, demo_issues_file())
+        server = local.server(app, host, settings.port if port is None else port, token)
         if warning:
             click.echo(warning, err=True)
-        server.on_started = lambda s: _announce(s, demo)
-        server.serve()
+        server.on_started = lambda s: _started(s, demo)
+        try:
+            server.serve()
+        finally:
+            log.info("hangar serve on %s stopped", server.url)
     finally:
         local.close()
+        root.removeHandler(log_file)
+        log_file.close()
+
+
+def _started(server: HubServer, demo: bool) -> None:
+    log.info("hangar serve %s listening on %s (pid %d)", __version__, server.url, os.getpid())
+    _announce(server, demo)

@@ -36,6 +36,12 @@ def home() -> RedirectResponse:
     return RedirectResponse("/runtime-tasks", status_code=303)
 
 
+@router.get("/favicon.ico")
+def favicon() -> RedirectResponse:
+    """Browsers ask for ``/favicon.ico`` on pages that name no icon (e.g. ``/docs``)."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
+
+
 @router.get("/login")
 def login_form(next: str | None = None, error: str | None = None) -> HTMLResponse:
     html = render("login.html", next=safe_next(next), error=error)
