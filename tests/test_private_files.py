@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from hangar.composition import LocalHangar
-from hangar.hub.auth import load_or_create_token
 from hangar.localrun.spool import Spool
 from hangar.paths import hangar_paths
+from hangar.token_file import load_or_create_token
 
 LONG_TOKEN = "x" * 40
 

@@ -22,7 +22,6 @@ from hangar.agents.launch import AgentLauncher
 from hangar.executor.service import Executor
 from hangar.executor.watcher import start_live_workers
 from hangar.hub.app import create_app
-from hangar.hub.auth import TokenSource
 from hangar.hub.context import HubContext
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
 from hangar.hub.http_policy import HostPolicy
@@ -30,6 +29,7 @@ from hangar.hub.server import HubServer, Worker
 from hangar.hub.store.database import open_hub_database
 from hangar.hub.workers.outbox import start_local_run_workers
 from hangar.paths import Env
+from hangar.token_file import TokenSource
 
 
 @dataclass
@@ -42,7 +42,7 @@ class LocalHangar:
 
     def __post_init__(self) -> None:
         self.link = InProcessExecutorLink(
-            handler=self.executor.handle, supported=self.executor.methods
+            handler=self.executor.call, supported=self.executor.methods
         )
 
     @classmethod

@@ -20,6 +20,7 @@ import httpx
 from hangar.errors import HangarError
 from hangar.paths import Env, environment
 from hangar.settings import load_settings
+from hangar.token_file import read_token_file
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -103,8 +104,6 @@ def hub_location(environ: Env | None = None) -> tuple[str, str]:
     if not url:
         url = _local_url(str(settings.host), int(settings.port))
     if not token:
-        from hangar.hub.auth import read_token_file
-
         path = settings.paths.token_file
         if not path.exists():
             raise HubTokenMissing(url=url.rstrip("/"), token_file=str(path))

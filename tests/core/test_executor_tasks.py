@@ -211,7 +211,7 @@ def test_rpc_errors(executor: Executor) -> None:
     for payload in ({}, {"localTaskId": 5}, {"localTaskId": "x", "limit": "9"}):
         with pytest.raises(HangarError) as bad:
             executor.handle("runtime.tasks.transcript", payload)
-        assert bad.value.code == "bad_request"
+        assert bad.value.code == "invalid_request"
     with pytest.raises(HangarError) as missing:
         executor.handle("runtime.tasks.transcript", {"localTaskId": "nope"})
     assert missing.value.code == "not_found"

@@ -13,8 +13,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from hangar.hub.auth import WeakTokenError, load_or_create_token
 from hangar.hub.auth_throttle import BURST, FailureThrottle
+from hangar.token_file import WeakTokenError, load_or_create_token
 
 
 @pytest.mark.parametrize("short", ["x", "abc", "a" * 31])

@@ -22,6 +22,7 @@ from hangar.cli.search import search_command
 from hangar.cli.serve import serve_command
 from hangar.cli.tasks import tasks_group
 from hangar.cli.tasks_lifecycle import COMMANDS as TASK_LIFECYCLE_COMMANDS
+from hangar.cli.usage import usage_command
 
 
 @click.group(cls=HangarGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,6 +38,7 @@ cli.add_command(serve_command)
 cli.add_command(issue_group)
 cli.add_command(tasks_group)
 cli.add_command(search_command)
+cli.add_command(usage_command)
 for _command in TASK_LIFECYCLE_COMMANDS:
     tasks_group.add_command(_command)
 cli.add_command(run_command)

@@ -14,6 +14,7 @@ from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.pty_runner import TerminalPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
 from hangar.localrun.spool import Spool
+from hangar.localrun.terminal.commands import run_commands
 from hangar.paths import hangar_paths
 
 
@@ -60,7 +61,7 @@ def run_command(
         summary = run_local(
             RunOptions(issue, args, workdir, no_status_update, comments),
             api,
-            TerminalPtyRunner(),
+            TerminalPtyRunner(commands=run_commands()),
             dict(os.environ),
             Spool(hangar_paths().spool_dir),
             sys.stderr,

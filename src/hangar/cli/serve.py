@@ -13,7 +13,6 @@ import click
 from hangar import __version__
 from hangar.cli.hangar_click import HangarCommand
 from hangar.composition import LocalHangar
-from hangar.hub.auth import load_or_create_token
 from hangar.hub.demo import (
     demo_issues_file,
     prepare_demo_environment,
@@ -24,6 +23,7 @@ from hangar.hub.http_policy import HostPolicy, parse_host_list
 from hangar.hub.server import HubServer, check_bind_address
 from hangar.hub.server_log import open_server_log
 from hangar.settings import load_settings
+from hangar.token_file import load_or_create_token
 
 log = logging.getLogger("hangar.hub")
 

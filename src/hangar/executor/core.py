@@ -29,6 +29,7 @@ from hangar.executor.delete_worker import DeleteWorker
 from hangar.executor.search_service import SearchService
 from hangar.executor.task_index import TaskIndex
 from hangar.executor.task_lifecycle import Lifecycle
+from hangar.executor.usage import UsageCounter
 from hangar.model import LocalTask, Transcript
 from hangar.paths import Env
 from hangar.private_files import secure_home
@@ -104,6 +105,10 @@ class ExecutorCore:
     @property
     def trash_root(self) -> Path:
         return self.settings.paths.trash_dir
+
+    @cached_property
+    def usage(self) -> UsageCounter:
+        return UsageCounter(self.db, self.stores)
 
     @cached_property
     def roots(self) -> ManagedRoots:

@@ -18,7 +18,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from hangar.errors import UsageError
-from hangar.hub.auth import TokenSource
+from hangar.token_file import TokenSource
 
 log = logging.getLogger("hangar.hub")
 

@@ -25,10 +25,12 @@ from hangar.hub.pages.session import (
     safe_next,
     set_session_cookie,
 )
+from hangar.hub.pages.usage import router as usage_router
 from hangar.transcripts.paging import encode_cursor
 
 router = APIRouter(include_in_schema=False)
 router.include_router(issues_router)
+router.include_router(usage_router)
 
 
 @router.get("/")
@@ -123,16 +125,16 @@ def transcript_partial(
     limit: int = Query(50, ge=1, le=500),
     beforeCursor: str | None = None,
     beforeIndex: int | None = Query(None, ge=0),
-    refresh: bool = False,
+    refresh: bool = True,
 ) -> HTMLResponse:
     """One page of messages as HTML; ``beforeIndex`` asks for the page ending before it."""
     require_session(request)
     cursor = encode_cursor(beforeIndex) if beforeIndex is not None else beforeCursor
-    body = runtime_api.TranscriptRequest(
-        deviceId=deviceId,
-        localTaskId=localTaskId,
+    body = runtime_api.DeviceTranscriptRequest(
+        device_id=deviceId,
+        local_task_id=localTaskId,
         limit=limit,
-        beforeCursor=cursor,
+        before_cursor=cursor,
         refresh=refresh,
     )
     result = runtime_api.transcript(body, ctx)
@@ -152,6 +154,5 @@ def transcript_partial(
 @router.get("/archived")
 def archived_page(request: Request, ctx: Hub) -> HTMLResponse:
     session_id = require_session(request)
-    body = runtime_api.ArchivedListRequest()
-    view = runtime_api.archived_list(body, ctx)
+    view = runtime_api.archived_view_of(ctx, None)
     return page(request, session_id, "archived.html", view=view)
