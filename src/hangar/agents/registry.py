@@ -198,7 +198,42 @@ def _load() -> None:
                 log.warning("agent plugin ignored: %s", exc)
 
 
+def _declares_group(group: str) -> bool:
+    """Whether any installed distribution may declare entry points in ``group``.
+
+    ``importlib.metadata`` costs tens of milliseconds to import and scan, on every command
+    that lists agents. A distribution declares entry points in its ``*.dist-info`` (or
+    ``*.egg-info``) ``entry_points.txt``, so reading those few small files answers "none" for
+    the common case; anything unusual on ``sys.path`` (a zip, an unreadable folder) answers
+    "maybe" and the full lookup runs.
+    """
+    import os
+    import sys
+    from pathlib import Path
+
+    header = f"[{group}]".encode()
+    for folder in sys.path:
+        try:
+            entries = list(os.scandir(folder or "."))
+        except NotADirectoryError:
+            return True  # a zip archive on sys.path: let importlib.metadata look inside
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith((".dist-info", ".egg-info")):
+                try:
+                    if header in Path(entry.path, "entry_points.txt").read_bytes():
+                        return True
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                except OSError:
+                    return True
+    return False
+
+
 def _entry_point_agents() -> list[Agent]:
+    if not _declares_group(ENTRY_POINT_GROUP):
+        return []
     from importlib.metadata import entry_points
 
     found: list[Agent] = []

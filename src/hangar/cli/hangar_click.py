@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from hangar.cli.lazy import LazyGroup
 from hangar.errors import HangarError, UsageError
 
 
@@ -35,8 +36,9 @@ class HangarCommand(click.Command):
         return _invoke_reporting(ctx, super().invoke)
 
 
-class HangarGroup(click.Group):
-    """A group whose own errors are answered likewise and whose subcommands are hangar's."""
+class HangarGroup(LazyGroup):
+    """A group whose own errors are answered likewise and whose subcommands are hangar's
+    (commands given as ``lazy=`` are imported only when used, see :mod:`hangar.cli.lazy`)."""
 
     command_class = HangarCommand
     group_class = type  # subgroups are HangarGroups as well
