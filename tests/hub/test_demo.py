@@ -72,16 +72,17 @@ def _auth(output: list[str]) -> dict[str, str]:
     return {"Authorization": f"Bearer {token.group(1)}"}
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
 def test_hardening_19_sigterm_removes_the_demo_copy(
-    manifest: dict[str, object], hangar_home: Path
+    manifest: dict[str, object], hangar_home: Path, signum: int
 ) -> None:
     with running_hub("--demo") as hub:
         copy = re.search(r"sample sessions in (\S+)", "".join(hub.output))
         assert copy
         demo_root = Path(copy.group(1))
         assert demo_root.is_dir()
-        hub.process.send_signal(signal.SIGTERM)
-        assert hub.process.wait(timeout=30) == 128 + signal.SIGTERM
+        hub.process.send_signal(signum)
+        assert hub.process.wait(timeout=30) == 128 + signum
     assert not demo_root.exists()
     assert "stopped" in "".join(hub.output)
 

@@ -59,32 +59,50 @@ def _announce(server: HubServer, demo: bool) -> None:
 def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
     """Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    _stop_on_signals()
+    stop = StopSignals()
+    stop.install()
     demo_root = None
     if demo:
         demo_root = prepare_demo_environment(os.environ)
         click.echo(f"demo: serving a copy of the sample sessions in {demo_root}")
     try:
-        _serve(host, port, demo, allow_remote)
+        _serve(host, port, demo, allow_remote, stop)
     finally:
         if demo_root is not None:
             remove_demo_environment(demo_root)
+    if stop.signum is not None:
+        sys.exit(128 + stop.signum)
 
 
-def _stop_on_signals() -> None:
-    """SIGTERM and SIGHUP end ``hangar serve`` like Ctrl-C: every ``finally`` runs (workers
-    stop, databases close, the demo copy is removed). uvicorn handles them while it serves,
-    then raises them again once it has shut down; without a handler of ours that second
-    signal would kill the process before any clean-up."""
+class StopSignals:
+    """SIGTERM and SIGHUP stop ``hangar serve`` like Ctrl-C: the server shuts down gracefully
+    and every ``finally`` runs (workers stop, databases close, the demo copy is removed); the
+    process then exits ``128 + signal``. The handler only asks the server to stop (never raises
+    into whatever the main thread is doing); uvicorn, which handles SIGTERM itself while it
+    serves, raises it again once it has shut down, and that lands here too."""
 
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.server: HubServer | None = None
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, stop)
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, self._on_signal)
+
+    def attach(self, server: HubServer) -> None:
+        self.server = server
+        if self.signum is not None:
+            server.request_stop()
+
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+        self.signum = signum
+        if self.server is not None:
+            self.server.request_stop()
 
 
-def _serve(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
+def _serve(
+    host: str | None, port: int | None, demo: bool, allow_remote: bool, stop: StopSignals
+) -> None:
     settings = load_settings()
     root = logging.getLogger()
     root.setLevel(str(settings.log_level).upper())
@@ -104,6 +122,7 @@ def _serve(host: str | None, port: int | None, demo: bool, allow_remote: bool) -
         if warning:
             click.echo(warning, err=True)
         server.on_started = lambda s: _started(s, demo)
+        stop.attach(server)
         try:
             server.serve()
         finally:
