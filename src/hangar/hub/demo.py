@@ -19,12 +19,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from hangar.errors import UsageError
 from hangar.hub.context import HubContext
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import local_runs as runs_repo
-from hangar.localrun.messages import SOURCE_CODEX, RunMessage
+from hangar.model.run_messages import SOURCE_CODEX, UsageEntry, decode_run_message
 
 #: Variables that would point an agent (or hangar) outside the demo copy.
 OVERRIDES = (
@@ -129,8 +131,10 @@ def _seed_run(ctx: HubContext, key: str, run: dict[str, Any]) -> None:
         ),
     )
     for message in run["messages"]:
-        body = {"source": SOURCE_CODEX, "content": "", **message}
-        runs_repo.add_message(ctx.engine, created["id"], RunMessage.from_json(body))
-    runs_repo.put_usage(ctx.engine, created["id"], run.get("usage", []))
+        body = json.dumps({"source": SOURCE_CODEX, **message}).encode()
+        # The hub's own path for a posted message: decoded strictly, redacted and bounded.
+        runs_repo.add_message(ctx.engine, created["id"], decode_run_message(body).prepared())
+    usage = msgspec.convert(run.get("usage", []), list[UsageEntry])
+    runs_repo.put_usage(ctx.engine, created["id"], usage)
     final = {"status": "completed", "exitCode": run["exitCode"], "activeMs": run["activeMs"]}
     runs_repo.patch_run(ctx.engine, ctx.workspace, created["id"], final)
