@@ -112,6 +112,7 @@
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
     if (data.title) $("task-title").textContent = data.title;
     if (data.archived) setArchived(data.archived === "true");
+    document.dispatchEvent(new CustomEvent("hangar:transcript-page", { detail: { ...data, deviceId: state.deviceId, localTaskId: state.localTaskId } }));
     return data;
   }
 
@@ -154,6 +155,7 @@
     const link = sidebarLink(deviceId, localTaskId);
     $("task-title").textContent = link ? link.dataset.title : "";
     $("layout").classList.remove("sidebar-open");
+    document.dispatchEvent(new CustomEvent("hangar:task-opened", { detail: { deviceId, localTaskId } }));
     hangar.status("Loading…");
     try {
       await loadPage({ tail: true }, false);
@@ -344,6 +346,14 @@
     const index = hashIndex();
     if (index !== null && state.localTaskId) jumpTo(index);
   });
+
+  // The composer (composer.js) continues the open task over the same event stream.
+  window.hangarRuntime = {
+    events,
+    current: () => ({ deviceId: state.deviceId, localTaskId: state.localTaskId }),
+    refresh: refreshOpenTask,
+    refreshSidebar,
+  };
 
   restoreSections();
   if (state.deviceId && state.localTaskId) {

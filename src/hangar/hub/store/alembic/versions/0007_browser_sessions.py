@@ -1,7 +1,7 @@
 """Browser sessions kept server-side, so logging out (or expiry) ends them.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0007_browser_sessions
+Revises: 0005 (0005_attachments)
 Create Date: 2026-12-02
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0007_browser_sessions"
+# After 0005_attachments (revision id "0005"); number 0006 is reserved for discussions.
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
