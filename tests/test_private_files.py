@@ -32,10 +32,12 @@ def loose_umask() -> Iterator[None]:
 
 @contextmanager
 def using_everything(home: Path) -> Iterator[None]:
-    """Both databases open (written to), the token, the spool and the trash in use."""
+    """Both databases open (written to), the token, the spool, the trash and an uploaded
+    attachment in use."""
     with LocalHangar.open() as local:
         local.executor.refresh_index()
-        local.create_app(LONG_TOKEN)  # writes the workspace into hub.db
+        ctx = local.create_app(LONG_TOKEN).state.hub  # writes the workspace into hub.db
+        ctx.attachments.save(ctx.workspace, ctx.workspace.owner_id, "a.txt", "text/plain", b"hi")
         load_or_create_token(hangar_paths().token_file, environ={})
         Spool(hangar_paths().spool_dir).put_message("run-1", {"sourceKey": "k", "type": "text"})
         local.executor.deleter.drain()  # creates trash/ with the worker's lock file
@@ -45,9 +47,11 @@ def using_everything(home: Path) -> Iterator[None]:
 
 def private_entries(home: Path) -> dict[str, int]:
     names = ["", "executor.db", "hub.db", "token", "device.json", "trash", "local-run-spool"]
+    names.append("attachments")
     names += [n + s for n in ("executor.db", "hub.db") for s in ("-wal", "-shm")]
     found = {name: mode(home / name) for name in names if (home / name).exists()}
-    for path in [*(home / "local-run-spool").rglob("*"), *(home / "trash").iterdir()]:
+    folders = [home / "local-run-spool", home / "trash", home / "attachments"]
+    for path in (child for folder in folders for child in folder.rglob("*")):
         found[str(path.relative_to(home))] = mode(path)
     return found
 
@@ -60,6 +64,7 @@ def test_hardening_12_a_new_home_is_private(loose_umask: None, hangar_home: Path
     assert found.pop("") == 0o700
     assert found.pop("trash") == 0o700
     assert found.pop("local-run-spool") == 0o700
+    assert found.pop("attachments") == 0o700
     assert all(value & 0o077 == 0 for value in found.values()), found
     files = {name: value for name, value in found.items() if (hangar_home / name).is_file()}
     assert set(files.values()) == {0o600}, files
@@ -77,6 +82,7 @@ def test_hardening_12_an_existing_loose_home_is_tightened_on_start(
         found = private_entries(hangar_home)
     assert all(value & 0o077 == 0 for value in found.values()), found
     assert found[""] == 0o700 and found["executor.db"] == 0o600 and found["hub.db"] == 0o600
+    assert found["attachments"] == 0o700
 
 
 def test_hardening_12_tightening_never_follows_a_symlink(

@@ -52,7 +52,7 @@ class LocalHangar:
         )
         self.events = EventBus()
         self.attachments = AttachmentStore(
-            self.hub_engine, self.executor.settings.paths.home / "attachments"
+            self.hub_engine, self.executor.settings.paths.attachments_dir
         )
         self.executor.attach_events(turn_relay(self.events), self.attachments.read)
 

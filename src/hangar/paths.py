@@ -94,6 +94,11 @@ class HangarPaths:
         return self.home / "logs"
 
     @property
+    def attachments_dir(self) -> Path:
+        """Files uploaded for a continued task (the hub's ``AttachmentStore``)."""
+        return self.home / "attachments"
+
+    @property
     def worktrees_file(self) -> Path:
         """This device's worktree settings and records (``docs/worktrees.md``)."""
         return self.home / "runtime-work" / "worktrees.json"
@@ -110,6 +115,7 @@ class HangarPaths:
             "spoolDir": str(self.spool_dir),
             "trashDir": str(self.trash_dir),
             "logsDir": str(self.logs_dir),
+            "attachmentsDir": str(self.attachments_dir),
             "worktreesFile": str(self.worktrees_file),
         }
 

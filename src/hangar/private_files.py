@@ -6,9 +6,9 @@ nobody else on the machine may read any of it.
 
 - :func:`secure_home` creates the home 0700 and tightens what an older hangar (or a loose
   umask) left readable: the home, the databases with their ``-wal``/``-shm``/``-journal``
-  files, ``token``, ``device.json``, and the folders ``trash/`` and ``logs/`` with what is
-  directly in them, ``local-run-spool/`` with everything in it. It only removes group and
-  other bits, never adds any, and leaves symbolic links alone.
+  files, ``token``, ``device.json``, and the folders ``trash/``, ``logs/`` and
+  ``attachments/`` with what is directly in them, ``local-run-spool/`` with everything in it.
+  It only removes group and other bits, never adds any, and leaves symbolic links alone.
 - :func:`create_private_file` makes an empty 0600 file if there is none, before SQLite opens
   it: SQLite gives the ``-wal`` and ``-shm`` files the mode of the database file.
 """
@@ -71,6 +71,7 @@ def secure_home(paths: HangarPaths) -> None:
     for folder, walk in (
         (paths.trash_dir, False),
         (paths.logs_dir, False),
+        (paths.attachments_dir, False),
         (paths.spool_dir, True),
     ):
         _tighten(folder)
