@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -9,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import LiveHub
+from .test_composer import png
 
 pytestmark = pytest.mark.browser
 
@@ -26,9 +28,10 @@ def violations(page: Any) -> list[str]:
 
 
 def test_hardening_10_no_page_is_blocked_by_the_content_security_policy(
-    page: Any, live_hub: LiveHub
+    page: Any, live_hub: LiveHub, tmp_path: Path
 ) -> None:
-    """Every page, its scripts, styles, live updates and dialogs run with nothing blocked."""
+    """Every page, its scripts, styles, live updates, dialogs and the composer's image preview
+    (a ``blob:`` URL) run with nothing blocked."""
     auth = {"Authorization": f"Bearer {live_hub.token}"}
     with httpx.Client(base_url=live_hub.url, headers=auth, trust_env=False, timeout=30) as http:
         issue = http.post(
@@ -51,6 +54,13 @@ def test_hardening_10_no_page_is_blocked_by_the_content_security_policy(
     page.goto(live_hub.url + "/runtime-tasks")
     page.locator("#sidebar-content a.task", has_text="Set up the project").click()
     expect(page.locator("#checklist-strip")).to_be_visible()
+    image = tmp_path / "shot.png"
+    image.write_bytes(png(width=6, height=4))
+    page.set_input_files("#attach-input", str(image))
+    thumb = page.locator("#attachment-previews .attachment-chip img")
+    expect(thumb).to_have_count(1)
+    page.wait_for_function("() => document.querySelector('#attachment-previews img').complete")
+    assert thumb.evaluate("img => img.naturalWidth") == 6  # 0 when the policy blocks it
     page.fill("#search-input", "zebra-needle")
     page.press("#search-input", "Enter")
     expect(page.locator("#search-results .search-result")).to_have_count(1)

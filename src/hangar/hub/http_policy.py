@@ -13,7 +13,8 @@ typed into a browser involves no name lookup, so it cannot be rebound.
 Security headers on every answer: ``X-Frame-Options: DENY`` and CSP ``frame-ancestors 'none'``
 (no framing, no click-jacking), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy:
 no-referrer``, and a Content-Security-Policy that allows only the hub's own scripts, styles and
-connections (images also as ``data:`` URLs, which transcripts carry). The API docs page
+connections (images also as ``data:`` URLs, which transcripts carry, and ``blob:`` URLs, the
+composer's previews of a file the user picked, which never leave the page). The API docs page
 (``/docs``, which loads Swagger UI from its CDN with an inline script) gets only the framing
 rules.
 """
@@ -34,7 +35,7 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_ADDRESSES = frozenset({"0.0.0.0", "::", ""})
 
 PAGE_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
