@@ -13,6 +13,7 @@ import pytest
 from hangar.composition import LocalHangar
 from hangar.localrun.spool import Spool
 from hangar.paths import hangar_paths
+from hangar.protocol.turns import TurnAttachment
 from hangar.token_file import load_or_create_token
 
 LONG_TOKEN = "x" * 40
@@ -33,11 +34,18 @@ def loose_umask() -> Iterator[None]:
 @contextmanager
 def using_everything(home: Path) -> Iterator[None]:
     """Both databases open (written to), the token, the spool, the trash and an uploaded
-    attachment in use."""
+    attachment in use (stored by the hub, then fetched by the executor for a turn)."""
     with LocalHangar.open() as local:
         local.executor.refresh_index()
         ctx = local.create_app(LONG_TOKEN).state.hub  # writes the workspace into hub.db
-        ctx.attachments.save(ctx.workspace, ctx.workspace.owner_id, "a.txt", "text/plain", b"hi")
+        saved = ctx.attachments.save(
+            ctx.workspace, ctx.workspace.owner_id, "a.txt", "text/plain", b"hi"
+        )
+        upload = TurnAttachment(
+            name="a.txt", mime_type="text/plain", size=2, attachment_id=saved["attachmentId"]
+        )
+        (handed,) = local.executor.turn_inputs.resolve("task-1", [upload])
+        assert handed.path.read_bytes() == b"hi"
         load_or_create_token(hangar_paths().token_file, environ={})
         Spool(hangar_paths().spool_dir).put_message("run-1", {"sourceKey": "k", "type": "text"})
         local.executor.deleter.drain()  # creates trash/ with the worker's lock file
@@ -47,10 +55,10 @@ def using_everything(home: Path) -> Iterator[None]:
 
 def private_entries(home: Path) -> dict[str, int]:
     names = ["", "executor.db", "hub.db", "token", "device.json", "trash", "local-run-spool"]
-    names.append("attachments")
+    names += ["attachments", "turn-inputs"]
     names += [n + s for n in ("executor.db", "hub.db") for s in ("-wal", "-shm")]
     found = {name: mode(home / name) for name in names if (home / name).exists()}
-    folders = [home / "local-run-spool", home / "trash", home / "attachments"]
+    folders = [home / name for name in ("local-run-spool", "trash", "attachments", "turn-inputs")]
     for path in (child for folder in folders for child in folder.rglob("*")):
         found[str(path.relative_to(home))] = mode(path)
     return found
@@ -65,6 +73,7 @@ def test_hardening_12_a_new_home_is_private(loose_umask: None, hangar_home: Path
     assert found.pop("trash") == 0o700
     assert found.pop("local-run-spool") == 0o700
     assert found.pop("attachments") == 0o700
+    assert found.pop("turn-inputs") == 0o700
     assert all(value & 0o077 == 0 for value in found.values()), found
     files = {name: value for name, value in found.items() if (hangar_home / name).is_file()}
     assert set(files.values()) == {0o600}, files
@@ -82,7 +91,7 @@ def test_hardening_12_an_existing_loose_home_is_tightened_on_start(
         found = private_entries(hangar_home)
     assert all(value & 0o077 == 0 for value in found.values()), found
     assert found[""] == 0o700 and found["executor.db"] == 0o600 and found["hub.db"] == 0o600
-    assert found["attachments"] == 0o700
+    assert found["attachments"] == 0o700 and found["turn-inputs"] == 0o700
 
 
 def test_hardening_12_tightening_never_follows_a_symlink(

@@ -7,7 +7,8 @@ nobody else on the machine may read any of it.
 - :func:`secure_home` creates the home 0700 and tightens what an older hangar (or a loose
   umask) left readable: the home, the databases with their ``-wal``/``-shm``/``-journal``
   files, ``token``, ``device.json``, and the folders ``trash/``, ``logs/`` and
-  ``attachments/`` with what is directly in them, ``local-run-spool/`` with everything in it.
+  ``attachments/`` with what is directly in them, ``local-run-spool/`` and ``turn-inputs/``
+  with everything in them.
   It only removes group and other bits, never adds any, and leaves symbolic links alone.
 - :func:`create_private_file` makes an empty 0600 file if there is none, before SQLite opens
   it: SQLite gives the ``-wal`` and ``-shm`` files the mode of the database file.
@@ -73,6 +74,7 @@ def secure_home(paths: HangarPaths) -> None:
         (paths.logs_dir, False),
         (paths.attachments_dir, False),
         (paths.spool_dir, True),
+        (paths.turn_inputs_dir, True),
     ):
         _tighten(folder)
         if folder.is_dir() and not folder.is_symlink():

@@ -185,7 +185,7 @@ class ExecutorCore:
     def turn_inputs(self) -> TurnInputs:
         from hangar.executor.turn_inputs import TurnInputs
 
-        return TurnInputs(self.settings.paths.home / "turn-inputs", self.fetch_attachment)
+        return TurnInputs(self.settings.paths.turn_inputs_dir, self.fetch_attachment)
 
     def _turn_ended(self, local_task_id: str) -> None:
         # The agent wrote to its transcript: pages re-read it (the watcher may be slower).
