@@ -118,7 +118,7 @@ def test_hardening_18_status_is_readable_text(hangar_home: Path) -> None:
     assert shown.exit_code == 0, shown.output
     assert "{" not in shown.output and "'" not in shown.output
     assert re.search(r"^executor\.db\s+schema \d+ \(up to date\)$", shown.output, re.M)
-    assert re.search(r"^hub\.db\s+schema \d+ \(up to date\)$", shown.output, re.M)
+    assert re.search(r"^hub\.db\s+schema \d{4}\w* \(up to date\)$", shown.output, re.M)
 
 
 def test_hardening_18_the_cli_knows_every_status_and_priority_of_the_hub() -> None:
