@@ -39,7 +39,7 @@ from hangar.testing.hub_thread import serve_local
 from hangar.testing.sandbox import namespace_support
 from hangar.testing.scenarios import scenario_from_dict
 
-TOKEN = "bench-continue-token-0123456789"
+TOKEN = "bench-continue-token-0123456789-abcdef"
 REPLY = "The continued reply, streamed in several small pieces to the client."
 DEADLINE = 60.0
 

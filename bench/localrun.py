@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-TOKEN = "bench-token-0123456789abcdef"
+TOKEN = "bench-token-0123456789abcdef-0123456789"
 
 
 def free_port() -> int:

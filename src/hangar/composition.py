@@ -27,6 +27,7 @@ from hangar.hub.app import create_app
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus, turn_relay
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
+from hangar.hub.http_policy import HostPolicy
 from hangar.hub.server import HubServer, Worker
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
@@ -51,7 +52,7 @@ class LocalHangar:
         )
         self.events = EventBus()
         self.attachments = AttachmentStore(
-            self.hub_engine, self.executor.settings.paths.home / "attachments"
+            self.hub_engine, self.executor.settings.paths.attachments_dir
         )
         self.executor.attach_events(turn_relay(self.events), self.attachments.read)
 
@@ -81,13 +82,20 @@ class LocalHangar:
             names={device.device_id: device.name},
         )
 
-    def create_app(self, token: str, *, extra: dict[str, Any] | None = None) -> FastAPI:
+    def create_app(
+        self,
+        token: str,
+        *,
+        extra: dict[str, Any] | None = None,
+        hosts: HostPolicy | None = None,
+    ) -> FastAPI:
         return create_app(
             self.hub_engine,
             self.devices(),
             token=token,
             owner_name=self.executor.device.name or "owner",
             extra=extra,
+            hosts=hosts,
             events=self.events,
             attachments=self.attachments,
         )

@@ -56,7 +56,7 @@ def load_or_create_device(path: Path, default_name: str) -> Device:
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     payload = (json.dumps(device.as_json(), indent=2) + "\n").encode()
-    if create_exclusive(path, payload, mode=0o644):
+    if create_exclusive(path, payload, mode=0o600):
         return device
     # Somebody else created it first: theirs wins.
     return _parse(path, path.read_bytes())

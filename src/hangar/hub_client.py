@@ -32,13 +32,33 @@ class HubUnavailable(HangarError):
 
     url: str = ""
     problem: str = ""
+    status: int = 0
+    """The HTTP status when the hub answered (5xx/408/425/429); 0 when nothing answered."""
     code: ClassVar[str] = "hub_unavailable"
     http_status: ClassVar[int] = 503
 
     def render(self) -> str:
+        if self.status:
+            return f"the hub at {self.url} cannot answer now ({self.problem}); try again later"
         return (
             f"cannot reach the hub at {self.url} ({self.problem}); start it with "
             "`hangar serve`, or set HANGAR_SERVER_URL and HANGAR_TOKEN"
+        )
+
+
+@dataclass(eq=False)
+class HubTokenMissing(HangarError):
+    """No token to send: neither ``HANGAR_TOKEN`` nor a token file of a local hub."""
+
+    url: str = ""
+    token_file: str = ""
+    code: ClassVar[str] = "token_missing"
+    http_status: ClassVar[int] = 401
+
+    def render(self) -> str:
+        return (
+            f"no hub token: set HANGAR_TOKEN to the token of the hub at {self.url}, or run "
+            f"`hangar serve` with this HANGAR_HOME first (it writes {self.token_file})"
         )
 
 
@@ -54,6 +74,11 @@ class HubRejected(HangarError):
     http_status: ClassVar[int] = 400
 
     def render(self) -> str:
+        if self.status == 401:
+            return (
+                f"the hub refused the token ({self.error_code}, HTTP 401): set HANGAR_TOKEN to "
+                "the hub's token (the file `token` in the HANGAR_HOME of its `hangar serve`)"
+            )
         return f"hub: {self.problem} ({self.error_code}, HTTP {self.status})"
 
     def details(self) -> dict[str, Any]:
@@ -81,7 +106,7 @@ def hub_location(environ: Env | None = None) -> tuple[str, str]:
     if not token:
         path = settings.paths.token_file
         if not path.exists():
-            raise HubUnavailable(url=url, problem=f"no HANGAR_TOKEN and no token file at {path}")
+            raise HubTokenMissing(url=url.rstrip("/"), token_file=str(path))
         token = read_token_file(path)
     return url.rstrip("/"), token
 
@@ -159,7 +184,17 @@ class HubClient:
                 url=self.base_url, problem=str(exc) or type(exc).__name__
             ) from None
         if response.status_code in TRANSIENT_STATUSES:
-            raise HubUnavailable(url=self.base_url, problem=_problem(response))
+            raise HubUnavailable(
+                url=self.base_url, problem=_problem(response), status=response.status_code
+            )
+        if response.is_redirect:
+            # The hub API never redirects: the URL names something else (a path with a
+            # trailing slash, an empty key, a proxy's login page).
+            raise HubRejected(
+                status=response.status_code,
+                error_code="redirect",
+                problem=f"{method} {path} was redirected to {response.headers.get('location')}",
+            )
         if response.is_error:
             error = _error_of(response)
             raise HubRejected(

@@ -94,6 +94,16 @@ class HangarPaths:
         return self.home / "logs"
 
     @property
+    def attachments_dir(self) -> Path:
+        """Files uploaded for a continued task (the hub's ``AttachmentStore``)."""
+        return self.home / "attachments"
+
+    @property
+    def turn_inputs_dir(self) -> Path:
+        """Uploaded files the executor fetched to hand to an agent with a turn."""
+        return self.home / "turn-inputs"
+
+    @property
     def worktrees_file(self) -> Path:
         """This device's worktree settings and records (``docs/worktrees.md``)."""
         return self.home / "runtime-work" / "worktrees.json"
@@ -110,6 +120,8 @@ class HangarPaths:
             "spoolDir": str(self.spool_dir),
             "trashDir": str(self.trash_dir),
             "logsDir": str(self.logs_dir),
+            "attachmentsDir": str(self.attachments_dir),
+            "turnInputsDir": str(self.turn_inputs_dir),
             "worktreesFile": str(self.worktrees_file),
         }
 

@@ -40,6 +40,12 @@ def _hostname() -> str:
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", str, lambda: "127.0.0.1", "Address `hangar serve` binds to."),
     Setting("port", int, lambda: 8765, "Port `hangar serve` listens on.", minimum=0),
+    Setting(
+        "allowed_hosts",
+        str,
+        lambda: "",
+        "Extra host names the hub answers to (comma-separated), besides loopback and --host.",
+    ),
     Setting("device_name", str, _hostname, "Human name of this device (default: hostname)."),
     Setting(
         "server_url",

@@ -8,6 +8,7 @@ profile (user-data dir under its tmp_path) and its own ``hangar serve`` process.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,3 +106,57 @@ def screenshot(page: Any, name: str) -> None:
     """Save a small PNG of the current view for the docs."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+@dataclass
+class DemoHub:
+    hub: RunningHub
+    token: str
+
+    @property
+    def url(self) -> str:
+        return self.hub.url
+
+
+@pytest.fixture
+def demo_hub() -> Iterator[DemoHub]:
+    """A real ``hangar serve --demo`` (skips on a checkout without the generated corpus)."""
+    _require_browser()
+    from hangar.hub.demo import demo_corpus
+
+    try:
+        demo_corpus()
+    except Exception as exc:
+        pytest.skip(str(exc))
+    with running_hub("--demo") as hub:
+        found = re.search(r"demo token: (\S+)", "".join(hub.output))
+        assert found, "".join(hub.output)
+        yield DemoHub(hub, found.group(1))
+
+
+@pytest.fixture
+def demo_page(demo_hub: DemoHub, tmp_path: Path) -> Iterator[Any]:
+    """A fresh Chromium profile's page, logged in to the demo hub; page errors fail the test."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(20_000)
+        errors: list[str] = []
+        try:
+            tab = context.pages[0] if context.pages else context.new_page()
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            tab.goto(demo_hub.url + "/login")
+            tab.fill("#token", demo_hub.token)
+            tab.press("#token", "Enter")
+            tab.wait_for_url("**/runtime-tasks")
+            yield tab
+        finally:
+            context.close()
+        assert errors == []

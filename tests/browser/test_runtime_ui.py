@@ -38,7 +38,7 @@ def test_login_open_a_task_and_see_its_checklist(page: Any, live_hub: LiveHub) -
         "#checklist-strip .checklist-items", "el => getComputedStyle(el).maxHeight"
     )
     assert max_height == f"{0.45 * 800:g}px"
-    screenshot(page, "runtime-work")
+    screenshot(page, "runtime-work-sample")
     strip.locator("summary").click()
     expect(strip.locator(".checklist-items")).to_be_hidden()
 

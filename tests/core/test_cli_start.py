@@ -60,6 +60,7 @@ def test_help_imports_no_web_stack_orm_or_command_module() -> None:
     assert _packages(modules, WEB_STACK + ORM) == set()
     assert {m for m in modules if m.startswith("hangar.")} <= {
         "hangar.cli",
+        "hangar.cli.hangar_click",
         "hangar.cli.lazy",
         "hangar.cli.main",
         "hangar.errors",

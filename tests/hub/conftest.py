@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from hangar.composition import LocalHangar
 
-TOKEN = "test-token-0123456789"
+TOKEN = "test-token-0123456789-abcdefghijklmnop"
 
 
 @pytest.fixture

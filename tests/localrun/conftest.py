@@ -17,7 +17,7 @@ from hangar.testing.sandbox import namespace_support
 
 from .sandbox_hub import SandboxHub
 
-TOKEN = "test-token-0123456789"
+TOKEN = "test-token-0123456789-abcdefghijklmnop"
 
 
 @pytest.fixture

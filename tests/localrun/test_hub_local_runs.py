@@ -45,7 +45,7 @@ def test_create_is_idempotent_by_source_key_and_moves_issue(client: TestClient) 
     )
     assert (first.status_code, again.status_code) == (201, 200)
     assert first.json()["id"] == again.json()["id"]
-    assert first.json()["runToken"] != again.json()["runToken"]
+    assert first.json()["runToken"] == again.json()["runToken"]
     assert client.get(f"/api/issues/{key}").json()["status"] == "in_progress"
     comments = client.get(f"/api/issues/{key}/comments").json()["comments"]
     assert len(comments) == 1 and "Started local `codex` run" in comments[0]["body"]
@@ -197,6 +197,45 @@ def test_run_token_can_only_read_the_issue_and_post_to_its_run(
     assert scoped.post(f"/api/issues/{key}/comments", json={"body": "x"}).status_code == 401
     assert scoped.get("/api/issues").status_code == 401
     assert client_for("hgrun_forged").get(f"/api/issues/{key}").status_code == 401
+
+
+def test_hardening_13_a_retried_create_returns_the_same_run_and_token(
+    client: TestClient, client_for: Any
+) -> None:
+    """A create retried after a lost answer must not cut off the agent holding the token."""
+    key = new_issue(client)
+    first = new_run(client, key, sourceKey="retried")
+    agent: TestClient = client_for(first["runToken"])
+    assert post(agent, first["id"], type="text", sourceKey="a", content="one").status_code == 201
+    again = new_run(client, key, sourceKey="retried")
+    assert (again["id"], again["runToken"]) == (first["id"], first["runToken"])
+    assert post(agent, first["id"], type="text", sourceKey="b", content="two").status_code == 201
+    other = new_run(client, key, sourceKey="another")
+    assert other["runToken"] != first["runToken"]
+    assert other["runToken"].startswith("hgrun_") and len(other["runToken"]) >= 32
+
+
+def test_hardening_13_a_run_token_dies_with_its_run(
+    client: TestClient, client_for: Any, hub_app: FastAPI
+) -> None:
+    key = new_issue(client)
+    finished, swept = new_run(client, key), new_run(client, key)
+    for run in (finished, swept):
+        agent: TestClient = client_for(run["runToken"])
+        assert agent.get(f"/api/issues/{key}").status_code == 200
+    client.patch(f"/api/local-runs/{finished['id']}", json={"status": "completed"})
+    sweeper.sweep(hub_app.state.hub.engine, at=now() + timedelta(seconds=151))
+    assert client.get(f"/api/local-runs/{swept['id']}").json()["status"] == "failed"
+    for run in (finished, swept):
+        agent = client_for(run["runToken"])
+        assert agent.get(f"/api/issues/{key}").status_code == 401
+        assert agent.get(f"/api/issues/{key}/comments").status_code == 401
+        assert agent.get(f"/api/local-runs/{run['id']}/messages").status_code == 401
+        late = post(agent, run["id"], type="text", sourceKey="late", content="after the end")
+        assert late.status_code == 401
+    assert client.get(f"/api/local-runs/{finished['id']}/messages").json()["messages"] == []
+    retried = new_run(client, key, sourceKey=None)  # a new run has a token that works
+    assert client_for(retried["runToken"]).get(f"/api/issues/{key}").status_code == 200
 
 
 def test_sweeper_fails_runs_silent_for_150_seconds(client: TestClient, hub_app: FastAPI) -> None:

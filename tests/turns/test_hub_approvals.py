@@ -20,7 +20,7 @@ from .conftest import TurnEvents, sandbox_stores
 from .test_codex_send import play
 
 pytestmark = pytest.mark.real_agents
-TOKEN = "turns-test-token-0123456789"
+TOKEN = "turns-test-token-0123456789-abcdef"
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from hangar.composition import LocalHangar
 
 from .conftest import ClaudeSession
 
-TOKEN = "worktree-test-token-0123456789"
+TOKEN = "worktree-test-token-0123456789-abcdef"
 
 
 @pytest.fixture

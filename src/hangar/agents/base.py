@@ -64,6 +64,10 @@ class SessionSource:
     archived: bool = False
     parent_session_id: str | None = None
     """Set for child sessions (sub-agents); they are read as part of their parent."""
+    status: str | None = None
+    """The session's status when its tail tells it cheaply (e.g. ``failed``: the last request
+    ended in an API error), so a list shows it before any full read; ``None`` when only a full
+    read can tell."""
 
 
 @dataclass

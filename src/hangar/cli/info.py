@@ -11,13 +11,14 @@ import json
 import click
 
 from hangar import __version__
+from hangar.cli.hangar_click import HangarCommand
 
 
 def _print_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-@click.command("version")
+@click.command("version", cls=HangarCommand)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def version_command(as_json: bool) -> None:
     """Print hangar's version."""
@@ -29,7 +30,7 @@ def version_command(as_json: bool) -> None:
         click.echo(f"hangar {__version__}")
 
 
-@click.command("paths")
+@click.command("paths", cls=HangarCommand)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def paths_command(as_json: bool) -> None:
     """Print where hangar keeps its state and where each agent keeps its sessions."""
@@ -51,7 +52,7 @@ def paths_command(as_json: bool) -> None:
         click.echo(f"  {name:<12} {home.root}{via}")
 
 
-@click.command("status")
+@click.command("status", cls=HangarCommand)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def status_command(as_json: bool) -> None:
     """Open this device's state (creating and migrating it) and print a summary."""
@@ -76,9 +77,15 @@ def status_command(as_json: bool) -> None:
     if as_json:
         _print_json(data)
         return
-    device = data["device"]
-    assert isinstance(device, dict)
-    click.echo(f"device   {device['name']} ({device['deviceId']})")
-    click.echo(f"home     {data['home']}")
-    click.echo(f"executor schema {data['executorDb']}")
-    click.echo(f"hub      schema {data['hubDb']}")
+    device, executor_db, hub_db = data["device"], data["executorDb"], data["hubDb"]
+    assert isinstance(device, dict) and isinstance(executor_db, dict) and isinstance(hub_db, dict)
+    click.echo(f"device       {device['name']} ({device['deviceId']})")
+    click.echo(f"home         {data['home']}")
+    click.echo(f"executor.db  {_schema(executor_db['schemaVersion'], executor_db['latest'])}")
+    click.echo(f"hub.db       {_schema(hub_db['revision'], hub_db['latest'])}")
+
+
+def _schema(current: object, latest: object) -> str:
+    if current == latest:
+        return f"schema {current} (up to date)"
+    return f"schema {current}, this hangar's newest is {latest}"

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
+from hangar.cli.hangar_click import HangarGroup
 from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.spool import Spool
 from hangar.paths import hangar_paths
 
 
-@click.group("local-run")
+@click.group("local-run", cls=HangarGroup)
 def local_run_group() -> None:
     """Local runs (`hangar run`) on this machine."""
 

@@ -1,7 +1,8 @@
 """Entry point of the ``hangar`` command.
 
-Deliberate errors (:class:`hangar.errors.HangarError`) print one line on stderr and exit 1
-(2 for usage errors); nothing ever prints a traceback at a user.
+Deliberate errors (:class:`hangar.errors.HangarError`) print one line on stderr and exit 1;
+usage errors show the usage of the command that was used and exit 2
+(:mod:`hangar.cli.hangar_click`); nothing ever prints a traceback at a user.
 
 Every command is a :class:`~hangar.cli.lazy.LazyCommand`: ``hangar --help`` and ``hangar
 version`` import no command module, and each command imports only what it uses (no web stack
@@ -10,14 +11,13 @@ or ORM outside ``serve``, ``status`` and the hub clients).
 
 from __future__ import annotations
 
-import logging
 import sys
 
 import click
 
 from hangar import __version__
-from hangar.cli.lazy import LazyCommand, LazyGroup
-from hangar.errors import HangarError, UsageError, shown
+from hangar.cli.hangar_click import HangarGroup
+from hangar.cli.lazy import LazyCommand
 
 COMMANDS: dict[str, LazyCommand] = {
     "version": LazyCommand("hangar.cli.info:version_command", "Print hangar's version."),
@@ -34,7 +34,8 @@ COMMANDS: dict[str, LazyCommand] = {
         "Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops.",
     ),
     "issue": LazyCommand(
-        "hangar.cli.issues:issue_group", "Create, list, show and comment on issues of the hub."
+        "hangar.cli.issues:issue_group",
+        "Create, list, show, edit and comment on issues of the hub.",
     ),
     "tasks": LazyCommand(
         "hangar.cli.tasks:tasks_group", "Agent sessions on this device (Codex, Claude Code, …)."
@@ -58,29 +59,6 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
 }
 """Every top-level command: where it lives and the line ``--help`` shows for it."""
-
-
-class HangarGroup(LazyGroup):
-    """The top-level group: lazy commands, hangar errors as one-line messages."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except UsageError as exc:
-            raise click.UsageError(str(exc), ctx) from None
-        except HangarError as exc:
-            click.echo(f"hangar: error: {exc}", err=True)
-            ctx.exit(1)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except Exception as exc:  # a bug: still one line for the user, the detail in the log
-            logging.getLogger("hangar").debug("unexpected error", exc_info=exc)
-            click.echo(
-                f"hangar: internal error: {type(exc).__name__}: {shown(str(exc), 200)}"
-                " (please report it)",
-                err=True,
-            )
-            ctx.exit(1)
 
 
 @click.group(

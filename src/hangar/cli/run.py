@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from hangar.cli.hangar_click import HangarCommand
 from hangar.errors import UsageError
 from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.pty_runner import TerminalPtyRunner
@@ -19,6 +20,7 @@ from hangar.paths import hangar_paths
 
 @click.command(
     "run",
+    cls=HangarCommand,
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
 @click.argument("issue")

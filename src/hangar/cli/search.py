@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from hangar.cli.hangar_click import HangarCommand
 from hangar.cli.local_executor import open_executor
 from hangar.cli.tasks import relative_time
 from hangar.executor.search_index import IndexProgress
@@ -53,7 +54,7 @@ def _highlight(snippet: str) -> str:
     return text
 
 
-@click.command("search")
+@click.command("search", cls=HangarCommand)
 @click.argument("query")
 @click.option("--json", "as_json", is_flag=True, help='Print {"results": [...]}.')
 @click.option("--limit", type=click.IntRange(1, 100), default=20, show_default=True)
@@ -87,7 +88,7 @@ def search_command(
     for hit in data["results"]:
         where = "title" if hit["messageIndex"] is None else f"#{hit['messageIndex']} {hit['role']}"
         click.echo(
-            f"{hit['localTaskId'][:10]}  {hit['runtime']:<7} {relative_time(hit['updatedAt']):>9}"
+            f"{hit['localTaskId'][:10]}  {hit['runtime']:<8} {relative_time(hit['updatedAt']):>9}"
             f"  {hit['title'][:60]}  [{hit['workspacePath'] or '-'}]"
         )
         click.echo(f"    {where}: {_highlight(hit['snippet'])}")

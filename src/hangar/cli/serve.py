@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+from types import FrameType
 
 import click
 
+from hangar import __version__
+from hangar.cli.hangar_click import HangarCommand
 from hangar.composition import LocalHangar
-from hangar.hub.demo import prepare_demo_environment
+from hangar.hub.demo import (
+    demo_issues_file,
+    prepare_demo_environment,
+    remove_demo_environment,
+    seed_demo_issues,
+)
+from hangar.hub.http_policy import HostPolicy, parse_host_list
 from hangar.hub.server import HubServer, check_bind_address
+from hangar.hub.server_log import open_server_log
 from hangar.settings import load_settings
 from hangar.token_file import load_or_create_token
+
+log = logging.getLogger("hangar.hub")
 
 
 def _announce(server: HubServer, demo: bool) -> None:
@@ -29,7 +42,7 @@ def _announce(server: HubServer, demo: bool) -> None:
     sys.stdout.flush()
 
 
-@click.command("serve")
+@click.command("serve", cls=HangarCommand)
 @click.option(
     "--host", default=None, help="Address to listen on (default: setting `host`, 127.0.0.1)."
 )
@@ -46,23 +59,80 @@ def _announce(server: HubServer, demo: bool) -> None:
 def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
     """Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    stop = StopSignals()
+    stop.install()
+    demo_root = None
     if demo:
         demo_root = prepare_demo_environment(os.environ)
         click.echo(f"demo: serving a copy of the sample sessions in {demo_root}")
+    try:
+        _serve(host, port, demo, allow_remote, stop)
+    finally:
+        if demo_root is not None:
+            remove_demo_environment(demo_root)
+    if stop.signum is not None:
+        sys.exit(128 + stop.signum)
+
+
+class StopSignals:
+    """SIGTERM and SIGHUP stop ``hangar serve`` like Ctrl-C: the server shuts down gracefully
+    and every ``finally`` runs (workers stop, databases close, the demo copy is removed); the
+    process then exits ``128 + signal``. The handler only asks the server to stop (never raises
+    into whatever the main thread is doing); uvicorn, which handles SIGTERM itself while it
+    serves, raises it again once it has shut down, and that lands here too."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.server: HubServer | None = None
+
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, self._on_signal)
+
+    def attach(self, server: HubServer) -> None:
+        self.server = server
+        if self.signum is not None:
+            server.request_stop()
+
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+        self.signum = signum
+        if self.server is not None:
+            self.server.request_stop()
+
+
+def _serve(
+    host: str | None, port: int | None, demo: bool, allow_remote: bool, stop: StopSignals
+) -> None:
     settings = load_settings()
-    logging.getLogger().setLevel(str(settings.log_level).upper())
+    root = logging.getLogger()
+    root.setLevel(str(settings.log_level).upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)
     host = host or str(settings.host)
     warning = check_bind_address(host, allow_remote)
     local = LocalHangar.open()
+    log_file = open_server_log(settings.paths.logs_dir)
+    root.addHandler(log_file)
     try:
         token = load_or_create_token(settings.paths.token_file)
-        server = local.server(
-            local.create_app(token.token), host, settings.port if port is None else port, token
-        )
+        hosts = HostPolicy.for_bind(host, parse_host_list(str(settings.allowed_hosts)))
+        app = local.create_app(token.token, hosts=hosts)
+        if demo:
+            seed_demo_issues(app.state.hub, demo_issues_file())
+        server = local.server(app, host, settings.port if port is None else port, token)
         if warning:
             click.echo(warning, err=True)
-        server.on_started = lambda s: _announce(s, demo)
-        server.serve()
+        server.on_started = lambda s: _started(s, demo)
+        stop.attach(server)
+        try:
+            server.serve()
+        finally:
+            log.info("hangar serve on %s stopped", server.url)
     finally:
         local.close()
+        root.removeHandler(log_file)
+        log_file.close()
+
+
+def _started(server: HubServer, demo: bool) -> None:
+    log.info("hangar serve %s listening on %s (pid %d)", __version__, server.url, os.getpid())
+    _announce(server, demo)

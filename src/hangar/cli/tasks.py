@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 import click
 
 from hangar.cli.checklist_view import checklist_lines
-from hangar.cli.lazy import LazyCommand, LazyGroup
+from hangar.cli.hangar_click import HangarGroup
+from hangar.cli.lazy import LazyCommand
 from hangar.cli.local_executor import open_executor
 from hangar.cli.output import print_json
+from hangar.errors import UsageError
+from hangar.hub.runtime_work import group_path, is_conversation, project_name
+from hangar.transcripts.paging import MAX_LIMIT
 
 LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
     "rename": LazyCommand(
@@ -73,17 +78,97 @@ def relative_time(stamp: str | None, now: datetime | None = None) -> str:
     return f"{seconds}s ago"
 
 
-@click.group("tasks", cls=LazyGroup, lazy=LIFECYCLE_COMMANDS)
+@click.group("tasks", cls=HangarGroup, lazy=LIFECYCLE_COMMANDS)
 def tasks_group() -> None:
     """Agent sessions on this device (Codex, Claude Code, …)."""
 
 
+def runtime_option(value: str | None) -> str | None:
+    """``--runtime``: an agent's runtime name, any case (``Claude`` is ``claude``)."""
+    if value is None:
+        return None
+    from hangar.agents.registry import agents
+
+    known = sorted(agents())
+    name = value.strip().lower()
+    if name not in known:
+        raise UsageError(f"unknown agent {value!r}; one of: {', '.join(known)}")
+    return name
+
+
+def _clip(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _groups(tasks: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Tasks by Project (newest Project first), then the Conversations; each newest first,
+    as the web UI groups them."""
+    projects: dict[str, list[dict[str, Any]]] = {}
+    conversations: list[dict[str, Any]] = []
+    for task in tasks:  # the executor lists newest first
+        if is_conversation(task):
+            conversations.append(task)
+        else:
+            projects.setdefault(group_path(task), []).append(task)
+    out = [
+        (f"{project_name(path)}  {path}  ({_count(items)})", items)
+        for path, items in projects.items()
+    ]
+    if conversations:
+        out.append((f"Conversations  ({_count(conversations)})", conversations))
+    return out
+
+
+def _count(items: list[dict[str, Any]]) -> str:
+    return f"{len(items)} session" + ("" if len(items) == 1 else "s")
+
+
+def task_table(tasks: list[dict[str, Any]], now: datetime | None = None) -> list[str]:
+    """The lines of ``hangar tasks list``: one header, then each group with its tasks in
+    columns as wide as their widest value (a long agent name never shifts a row)."""
+    agent_width = max([len("AGENT"), *(len(t["runtime"]) for t in tasks)])
+    status_width = max([len("STATUS"), *(len(t["status"]) for t in tasks)])
+    when = {t["localTaskId"]: relative_time(t["updatedAt"], now) for t in tasks}
+    when_width = max([len("UPDATED"), *(len(w) for w in when.values())])
+
+    def row(task_id: str, agent: str, status: str, updated: str, title: str) -> str:
+        return (
+            f"  {task_id:<10}  {agent:<{agent_width}}  {status:<{status_width}}"
+            f"  {updated:>{when_width}}  {title}"
+        ).rstrip()
+
+    lines = [row("ID", "AGENT", "STATUS", "UPDATED", "TITLE")]
+    for heading, items in _groups(tasks):
+        lines.append(heading)
+        for task in items:
+            title = _clip(task["title"] or "(untitled)", 70)
+            notes = []
+            if task["workspaceKind"] == "worktree":
+                notes.append(f"worktree {PurePosixPath(task['workspacePath'] or '').name}")
+            if task.get("archived"):
+                notes.append("archived")
+            if notes:
+                title += f"  [{', '.join(notes)}]"
+            lines.append(
+                row(
+                    task["localTaskId"][:10],
+                    task["runtime"],
+                    task["status"],
+                    when[task["localTaskId"]],
+                    title,
+                )
+            )
+    return lines
+
+
 @tasks_group.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print the API shape.")
-@click.option("--runtime", help="Only this agent (codex, claude, …).")
+@click.option("--runtime", help="Only this agent (codex, claude, …; any case).")
 @click.option("--all", "include_archived", is_flag=True, help="Include archived sessions.")
 def list_command(as_json: bool, runtime: str | None, include_archived: bool) -> None:
-    """List sessions, newest first."""
+    """List sessions grouped by project (newest first), then the conversations."""
+    runtime = runtime_option(runtime)
     with open_executor() as executor:
         payload: dict[str, Any] = {"includeArchived": include_archived}
         if runtime:
@@ -92,15 +177,15 @@ def list_command(as_json: bool, runtime: str | None, include_archived: bool) -> 
     if as_json:
         print_json(data)
         return
-    for task in data["tasks"]:
-        kind = {"worktree": "⎇ ", "chat": "💬"}.get(task["workspaceKind"], "  ")
-        click.echo(
-            f"{task['localTaskId'][:10]}  {task['runtime']:<7} {task['status']:<9}"
-            f" {relative_time(task['updatedAt']):>9}  {kind} {task['title'][:60]}"
-            f"  [{task['workspacePath'] or '-'}]"
-        )
     if not data["tasks"]:
-        click.echo("no sessions found")
+        where = f" of {runtime}" if runtime else ""
+        click.echo(
+            f"no sessions{where} found"
+            + ("" if include_archived else " (--all includes archived ones)")
+        )
+        return
+    for line in task_table(data["tasks"]):
+        click.echo(line)
 
 
 def _brief_input(value: Any) -> str:
@@ -137,7 +222,13 @@ def _block_line(block: dict[str, Any]) -> str:
 
 @tasks_group.command("show")
 @click.argument("task")
-@click.option("--limit", type=int, default=50, show_default=True, help="Messages per page.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, MAX_LIMIT),
+    default=50,
+    show_default=True,
+    help="Messages per page.",
+)
 @click.option("--before", "before", help="A beforeCursor from a previous page.")
 @click.option("--json", "as_json", is_flag=True, help="Print the API shape.")
 def show_command(task: str, limit: int, before: str | None, as_json: bool) -> None:
@@ -158,11 +249,17 @@ def show_command(task: str, limit: int, before: str | None, as_json: bool) -> No
         click.echo("\n".join(checklist_lines(data["checklist"])))
     if data.get("hasMore"):
         click.echo(f"… earlier messages: --before {data['beforeCursor']}")
+    if not data["messages"]:
+        click.echo("no messages")
     for message in data["messages"]:
         when = relative_time(message.get("createdAt"))
-        click.echo(f"\n#{message['index']} {message['role']} · {when}")
+        status = message.get("status") or "done"
+        shown = "" if status == "done" else f" · {status}"
+        click.echo(f"\n#{message['index']} {message['role']}{shown} · {when}")
         for block in message.get("blocks") or []:
             if block.get("type") != "text":
                 click.echo(_block_line(block))
         if message.get("content"):
             click.echo(message["content"])
+        if message.get("error"):
+            click.echo(f"✗ error: {message['error']}")

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from hangar.cli.hangar_click import HangarCommand
 from hangar.cli.local_executor import open_executor
 from hangar.errors import AmbiguousError, NotFoundError
 from hangar.executor.delete_worker import purge_expired_tasks, request_delete
@@ -65,7 +66,7 @@ def _deleted_task(executor: Executor, key: str) -> str:
     raise NotFoundError(kind="deleted task", key=key)
 
 
-@click.command("rename")
+@click.command("rename", cls=HangarCommand)
 @click.argument("task")
 @click.argument("title")
 @click.option("--json", "as_json", is_flag=True)
@@ -87,7 +88,7 @@ def _archive(task: str, as_json: bool, method: str) -> None:
     _print(data, as_json, line)
 
 
-@click.command("archive")
+@click.command("archive", cls=HangarCommand)
 @click.argument("task")
 @click.option("--json", "as_json", is_flag=True)
 def archive_command(task: str, as_json: bool) -> None:
@@ -95,7 +96,7 @@ def archive_command(task: str, as_json: bool) -> None:
     _archive(task, as_json, "runtime.tasks.archive")
 
 
-@click.command("unarchive")
+@click.command("unarchive", cls=HangarCommand)
 @click.argument("task")
 @click.option("--json", "as_json", is_flag=True)
 def unarchive_command(task: str, as_json: bool) -> None:
@@ -103,7 +104,7 @@ def unarchive_command(task: str, as_json: bool) -> None:
     _archive(task, as_json, "runtime.tasks.unarchive")
 
 
-@click.command("delete")
+@click.command("delete", cls=HangarCommand)
 @click.argument("tasks", nargs=-1, required=True)
 @click.option("--no-wait", is_flag=True, help="Only hide them; a running hub finishes the job.")
 @click.option("--json", "as_json", is_flag=True)
@@ -120,7 +121,7 @@ def delete_command(tasks: tuple[str, ...], no_wait: bool, as_json: bool) -> None
     _print(data, as_json, f"deleted {len(ids)} task(s); `hangar tasks restore ID` undoes it")
 
 
-@click.command("restore")
+@click.command("restore", cls=HangarCommand)
 @click.argument("task")
 @click.option("--json", "as_json", is_flag=True)
 def restore_command(task: str, as_json: bool) -> None:
@@ -137,7 +138,7 @@ def restore_command(task: str, as_json: bool) -> None:
     _print(data, as_json, f"restored {what} ({len(data['files'])} file(s))")
 
 
-@click.command("purge")
+@click.command("purge", cls=HangarCommand)
 @click.argument("task", required=False)
 @click.option("--expired", is_flag=True, help="Purge every deletion older than the retention.")
 @click.option("--json", "as_json", is_flag=True)

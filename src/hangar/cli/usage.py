@@ -7,6 +7,7 @@ import json
 
 import click
 
+from hangar.cli.hangar_click import HangarCommand
 from hangar.cli.local_executor import open_executor
 
 
@@ -21,7 +22,7 @@ def _cost(value: float | None) -> str:
     return "-" if value is None else f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
 
 
-@click.command("usage")
+@click.command("usage", cls=HangarCommand)
 @click.option(
     "--by",
     type=click.Choice(["task", "project", "day", "model"], case_sensitive=False),

@@ -31,6 +31,7 @@ from hangar.executor.turn_stream import EventSink, null_sink
 from hangar.executor.turn_table_store import ExecutorTableStore
 from hangar.model import LocalTask, Message, Transcript
 from hangar.paths import Env
+from hangar.private_files import secure_home
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
 from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
@@ -107,7 +108,7 @@ class ExecutorCore:
         """Open this device's executor from ``$HANGAR_HOME`` (created and migrated)."""
         settings = load_settings(environ)
         paths = settings.paths
-        paths.home.mkdir(parents=True, exist_ok=True)
+        secure_home(paths)
         device = load_or_create_device(paths.device_file, settings.device_name)
         db = ExecutorDatabase(paths.executor_db)
         if stores is None:
@@ -184,7 +185,7 @@ class ExecutorCore:
     def turn_inputs(self) -> TurnInputs:
         from hangar.executor.turn_inputs import TurnInputs
 
-        return TurnInputs(self.settings.paths.home / "turn-inputs", self.fetch_attachment)
+        return TurnInputs(self.settings.paths.turn_inputs_dir, self.fetch_attachment)
 
     def _turn_ended(self, local_task_id: str) -> None:
         # The agent wrote to its transcript: pages re-read it (the watcher may be slower).

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hangar.errors import DatabaseError
+from hangar.private_files import create_private_file
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -71,6 +72,7 @@ class ExecutorDatabase:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            create_private_file(path)  # SQLite gives -wal/-shm the database's mode
             self._writer = _connect(path)
             mode = self._writer.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             self._writer.execute("PRAGMA synchronous = NORMAL")

@@ -39,6 +39,7 @@ from hangar.executor import trash
 from hangar.executor.controls import ControlBatch, ControlOpener
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.trash import now_iso
+from hangar.private_files import make_private_dir
 
 log = logging.getLogger(__name__)
 SLOW_DELETE_SECONDS = 5.0
@@ -305,8 +306,8 @@ class DeleteWorker:
 
 @contextmanager
 def _worker_lock(trash_root: Path) -> Iterator[None]:
-    trash_root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(trash_root / ".delete-worker.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    make_private_dir(trash_root)
+    fd = os.open(trash_root / ".delete-worker.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -358,7 +359,19 @@ def restore(db: ExecutorDatabase, trash_root: Path, task_id: str) -> dict[str, A
             conn.execute(
                 f"INSERT INTO local_tasks({columns}) VALUES ({marks})", list(task.values())
             )
-        conn.execute("UPDATE local_tasks SET deleted_at = NULL WHERE local_task_id = ?", (task_id,))
+        source = conn.execute(
+            "SELECT source_path FROM local_tasks WHERE local_task_id = ?", (task_id,)
+        ).fetchone()
+        back = source is not None and bool(source[0]) and Path(source[0]).exists()
+        # The files are back: the task is no longer missing. Forgetting both signatures makes
+        # the next refresh describe it again and the indexer read it again, so its status
+        # and counts come from the file, not from the row kept while it was gone.
+        conn.execute(
+            "UPDATE local_tasks SET deleted_at = NULL, missing = CASE WHEN ? THEN 0 ELSE missing"
+            " END, status = CASE WHEN ? AND status = 'missing' THEN 'done' ELSE status END,"
+            " stat_signature = NULL, signature = NULL WHERE local_task_id = ?",
+            (back, back, task_id),
+        )
         conn.execute("DELETE FROM delete_queue WHERE local_task_id = ?", (task_id,))
         conn.execute("DELETE FROM search_progress WHERE local_task_id = ?", (task_id,))
     files = manifest["files"] if manifest else []

@@ -195,17 +195,18 @@ class TaskIndex:
             int(source.archived),
             source.model,
         )
+        told = source.status if source.status in _STATUSES else None  # from the tail
         if row is None:
             conn.execute(
                 "INSERT INTO local_tasks (runtime_handle, source_path, stat_signature,"
                 " parent_session_key, title, workspace_path, group_workspace_path,"
                 " workspace_kind, worktree_id, created_at, updated_at, archived, model,"
-                " local_task_id, runtime, session_key)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*values, uuid.uuid4().hex, source.runtime, source.session_id),
+                " local_task_id, runtime, session_key, status)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, uuid.uuid4().hex, source.runtime, source.session_id, told or "done"),
             )
             return
-        status = "done" if row["status"] == "missing" else row["status"]
+        status = told or ("done" if row["status"] == "missing" else row["status"])
         conn.execute(
             "UPDATE local_tasks SET runtime_handle = ?, source_path = ?, stat_signature = ?,"
             " parent_session_key = ?, title = CASE WHEN ? = '' THEN title ELSE ? END,"

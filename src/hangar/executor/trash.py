@@ -35,6 +35,7 @@ from typing import Any
 
 from hangar.atomicfile import write_atomic
 from hangar.errors import CorruptFileError, HangarError, NotFoundError
+from hangar.private_files import make_private_dir
 
 
 @dataclass(eq=False)
@@ -77,7 +78,7 @@ def read_manifest(entry: Path) -> dict[str, Any]:
 
 def _write_manifest(entry: Path, manifest: dict[str, Any]) -> None:
     data = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-    write_atomic(_manifest_path(entry), data.encode())
+    write_atomic(_manifest_path(entry), data.encode(), mode=0o600)
 
 
 def _move_file(source: Path, target: Path, sha256: str, keep_original: bool) -> None:
@@ -131,7 +132,8 @@ def move_to_trash(
             "task": task,
             "files": listed,
         }
-        entry.mkdir(parents=True, exist_ok=True)
+        make_private_dir(trash_root)
+        make_private_dir(entry)
         _write_manifest(entry, manifest)
     for item in manifest["files"]:
         original, stored = Path(item["original"]), entry / item["stored"]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from hangar.agents.turns import InputFile
 from hangar.errors import UsageError
+from hangar.private_files import create_private_file, make_private_dir
 from hangar.protocol.turns import TurnAttachment
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -83,8 +84,10 @@ class TurnInputs:
             raise UsageError(f"{record.name}: the upload does not match its checksum")
         mime = check_content(record.name, record.mime_type, data[:16])
         folder = self.root / safe_name(local_task_id) / safe_name(record.attachment_id)
-        folder.mkdir(parents=True, exist_ok=True)
+        for private in (self.root, folder.parent, folder):  # as private as HANGAR_HOME
+            make_private_dir(private)
         path = folder / safe_name(record.name)
+        create_private_file(path)
         path.write_bytes(data)
         return InputFile(record.name, path, mime)
 

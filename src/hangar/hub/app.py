@@ -33,12 +33,15 @@ from hangar.hub.api import usage as usage_api
 from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
 from hangar.hub.api.limits import BodyLimitMiddleware
-from hangar.hub.auth import Authenticator
+from hangar.hub.api.local_runs import RunTokenVerdict
+from hangar.hub.auth import Authenticator, TooManyFailures, client_address
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
+from hangar.hub.http_policy import HostCheckMiddleware, HostPolicy, SecurityHeadersMiddleware
 from hangar.hub.pages import runtime as runtime_pages
 from hangar.hub.store.attachments import AttachmentStore
+from hangar.hub.store.browser_sessions import BrowserSessions
 from hangar.hub.store.workspaces import ensure_workspace
 
 log = logging.getLogger("hangar.hub")
@@ -60,29 +63,43 @@ API_ROUTERS = (
 
 
 class ApiAuthMiddleware:
-    """Answers 401/403 in the one error shape for any ``/api`` request without credentials."""
+    """Answers 401/403 in the one error shape for any ``/api`` request without credentials,
+    and 429 to an address that spent its budget of failed tokens (see
+    :mod:`hangar.hub.auth_throttle`)."""
 
     def __init__(
         self,
         app: ASGIApp,
         auth: Authenticator,
-        run_tokens: Callable[[Request], bool] | None = None,
+        run_tokens: Callable[[Request], RunTokenVerdict] | None = None,
     ) -> None:
         self.app = app
         self.auth = auth
         self.run_tokens = run_tokens
-        """Accepts a run-scoped token for the few routes it may use (see routes_local_runs)."""
+        """Judges a run-scoped token for the few routes it may use (see api/local_runs)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if scope["type"] == "http" and (path == "/api" or path.startswith("/api/")):
-            try:
-                self.auth.check_api(Request(scope))
-            except HangarError as exc:
-                if self.run_tokens is None or not self.run_tokens(Request(scope)):
-                    response = error_response(exc.http_status, exc.code, str(exc))
-                    await response(scope, receive, send)
-                    return
+            request = Request(scope)
+            client = client_address(request)
+            presented = "authorization" in request.headers
+            refusal: HangarError | None = self.auth.throttled(client) if presented else None
+            if refusal is None:
+                try:
+                    self.auth.check_api(request)
+                except HangarError as exc:
+                    verdict = self.run_tokens(request) if self.run_tokens else "unknown"
+                    if verdict != "allowed":
+                        if presented and verdict == "unknown":
+                            self.auth.throttle.failed(client)
+                        refusal = exc
+            if refusal is not None:
+                response = error_response(refusal.http_status, refusal.code, str(refusal))
+                if isinstance(refusal, TooManyFailures):
+                    response.headers["Retry-After"] = str(refusal.retry_after)
+                await response(scope, receive, send)
+                return
         await self.app(scope, receive, send)
 
 
@@ -102,14 +119,19 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    hosts: HostPolicy | None = None,
     events: EventBus | None = None,
     attachments: AttachmentStore | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call. ``events`` is the
-    SSE bus (the composition root shares it with the executor's turn stream); ``attachments``
-    keeps uploads (default: a folder beside a file database, else a temp folder)."""
+    """Build the hub app over its database and the executor(s) it may call.
+
+    ``hosts`` is the Host allow-list (default: a hub bound to 127.0.0.1; see
+    :mod:`hangar.hub.http_policy`). ``events`` is the SSE bus (the composition root shares it
+    with the executor's turn stream); ``attachments`` keeps uploads (default: a folder beside a
+    file database, else a temp folder).
+    """
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
-    auth = Authenticator(token)
+    auth = Authenticator(token, BrowserSessions(engine))
     ctx = HubContext(
         engine=engine,
         workspace=workspace,
@@ -135,6 +157,10 @@ def create_app(
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first
     app.add_middleware(
-        ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
+        ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).verdict
     )
+    # Added last = runs first: a refused Host reaches nothing, and every answer (the refusal
+    # included) carries the security headers.
+    app.add_middleware(HostCheckMiddleware, policy=hosts or HostPolicy.for_bind("127.0.0.1"))
+    app.add_middleware(SecurityHeadersMiddleware)
     return app

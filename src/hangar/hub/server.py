@@ -85,10 +85,21 @@ class HubServer:
     on_started: Callable[[HubServer], None] | None = None
     on_stopped: Callable[[], None] | None = None
     workers: list[Worker] = field(default_factory=list)
+    _uvicorn: uvicorn.Server | None = field(default=None, init=False, repr=False)
+    _stop_requested: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.sock = bind_socket(self.host, self.port)
         self.port = int(self.sock.getsockname()[1])
+
+    def request_stop(self) -> None:
+        """Ask :meth:`serve` to shut down gracefully, as Ctrl-C does; safe to call from a
+        signal handler at any moment (before serving, it makes :meth:`serve` return at once).
+        It only sets flags: raising from a signal handler could interrupt the main thread
+        inside an import and leave the import lock held for every other thread."""
+        self._stop_requested = True
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
 
     @property
     def url(self) -> str:
@@ -98,7 +109,8 @@ class HubServer:
         self.app.state.hub.events.publish(event, data)
 
     def serve(self) -> None:
-        """Serve until interrupted (SIGINT/SIGTERM); workers start after the socket is live."""
+        """Serve until interrupted (SIGINT/SIGTERM, or :meth:`request_stop`); workers start
+        after the socket is live."""
         config = uvicorn.Config(
             self.app,
             log_level="warning",
@@ -106,12 +118,16 @@ class HubServer:
             lifespan="off",
             timeout_graceful_shutdown=3,
         )
-        server = uvicorn.Server(config)
-        if self.start_workers is not None:
-            self.workers = list(self.start_workers(self))
-        if self.on_started:
-            self.on_started(self)
+        server = self._uvicorn = uvicorn.Server(config)
+        if self._stop_requested:
+            self.sock.close()
+            return
         try:
+            if self.start_workers is not None:
+                self.workers = list(self.start_workers(self))
+            if self.on_started:
+                self.on_started(self)
+            server.should_exit = self._stop_requested  # a stop asked for while starting
             server.run(sockets=[self.sock])
         finally:
             for worker in self.workers:

@@ -26,6 +26,7 @@ import errno
 import fcntl
 import os
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -67,9 +68,38 @@ class ChildCommand:
 
 
 class PtyRunner(Protocol):
+    def check(self, command: ChildCommand) -> None:
+        """Raise :class:`CliNotFoundError` unless ``command`` can be started (called before a
+        run is created, so a CLI that cannot start leaves the issue untouched)."""
+        ...
+
     def run(self, command: ChildCommand) -> int:
         """Run ``command`` to its end in a terminal; return its exit code."""
         ...
+
+
+def locate_executable(command: ChildCommand) -> str:
+    """The file ``command.argv[0]`` starts: looked up on the command's ``PATH`` when it has no
+    ``/``, else relative to its working directory. Raises :class:`CliNotFoundError` when there
+    is none, or when it is not an executable file."""
+    name = str(command.argv[0])
+    if "/" not in name:
+        search = command.env.get("PATH", os.defpath)
+        found = shutil.which(name, path=search)
+        if found is None:
+            raise CliNotFoundError(
+                executable=name,
+                problem="not found on PATH; install it, or give the path to it",
+            )
+        return found
+    path = Path(name)
+    if not path.is_absolute():
+        path = command.cwd / path
+    if not path.exists():
+        raise CliNotFoundError(executable=name, problem=f"{path} does not exist")
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise CliNotFoundError(executable=name, problem=f"{path} is not an executable file")
+    return str(path)
 
 
 def exit_code_of(returncode: int) -> int:
@@ -125,6 +155,9 @@ class TerminalPtyRunner:
     """Called with the child's pid once it runs (its process group id is the same)."""
     commands: CommandRegistry | None = None
     """``/hangar…`` menu commands; None or empty: the terminal is passed through untouched."""
+
+    def check(self, command: ChildCommand) -> None:
+        locate_executable(command)
 
     def run(self, command: ChildCommand) -> int:
         interactive = os.isatty(self.stdin_fd)
@@ -293,6 +326,9 @@ class ScriptedPtyRunner:
 
     script: Callable[[ChildCommand], int]
     commands: list[ChildCommand] = field(default_factory=list)
+
+    def check(self, command: ChildCommand) -> None:
+        """The script stands in for the executable, so it can always start."""
 
     def run(self, command: ChildCommand) -> int:
         self.commands.append(command)

@@ -1,6 +1,7 @@
 """One ``hangar run``: the generic entry point in front of the providers (LR-060, LR-061).
 
-:func:`run_local` resolves the issue, refuses flags the provider owns, creates the run, builds
+:func:`run_local` resolves the issue, refuses flags the provider owns and a CLI that cannot
+start (not found, not executable) before anything changes the issue, creates the run, builds
 the child environment, starts the reporter, usage reporter and heartbeat, runs the provider,
 then finishes the run with its exit code, error and active time. Nothing here knows about a
 particular CLI. When the hub is away at the end, the final status is spooled with the
@@ -22,7 +23,7 @@ from hangar.localrun.environment import RunBinding, build_child_env
 from hangar.localrun.hub_api import HubRejected, HubUnavailable, RunApi
 from hangar.localrun.providers.base import IssueContext
 from hangar.localrun.providers.registry import executable_name, provider_for
-from hangar.localrun.pty_runner import PtyRunner
+from hangar.localrun.pty_runner import ChildCommand, PtyRunner
 from hangar.localrun.reporter import RunReporter, UsageReporter
 from hangar.localrun.spool import Spool
 
@@ -110,7 +111,10 @@ def run_local(
     provider_class = provider_for(options.args[0])
     issue = _issue(api, options.issue_key)
     provider = provider_class(runner, IssueContext(issue["key"], str(issue.get("title") or "")))
+    # Everything that can refuse the run before it exists: an issue must not move to
+    # in_progress (nor get a "Started" comment) for a run that cannot start.
     provider.validate(options.args)
+    runner.check(ChildCommand(options.args, options.cwd, environ))
     run = api.create_run(
         issue["key"],
         {

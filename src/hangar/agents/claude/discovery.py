@@ -3,7 +3,8 @@
 The folder name is lossy, so ``cwd`` comes from the lines. Files whose first chat line is a
 sidechain (legacy ``agent-*.jsonl`` beside the sessions) are sub-agents: described as child
 sessions, never listed as tasks. Titles from the tail (custom > ai > summary), else the
-first prompt in the head.
+first prompt in the head. A last request that ended in an API error shows as ``failed`` from
+the tail alone.
 """
 
 from __future__ import annotations
@@ -37,6 +38,46 @@ def _peek(line: bytes) -> r.Peek | None:
         return None
 
 
+def _has_text(message: r.LooseApiMessage | None) -> bool:
+    content = message.content if message is not None else None
+    if isinstance(content, str):
+        return bool(content.strip())
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "text" and block.get("text")
+        for block in content
+    )
+
+
+def _is_prompt(peek: r.Peek) -> bool:
+    """A user line that starts a request (not a tool result, not injected meta text)."""
+    if peek.type != "user" or peek.is_meta is True:
+        return False
+    content = peek.message.content if peek.message is not None else None
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") != "tool_result" for block in content
+    )
+
+
+def tail_status(peeks_newest_first: list[r.Peek]) -> str | None:
+    """``failed`` when the last request ended in an API error with no reply text (what a full
+    read says, see :meth:`ClaudeTurn.status`); ``None`` when the tail cannot tell."""
+    chat = [
+        p
+        for p in peeks_newest_first
+        if p.type in ("user", "assistant") and p.is_sidechain is not True
+    ]
+    if not chat or chat[0].type != "assistant" or chat[0].is_api_error_message is not True:
+        return None
+    for peek in chat[1:]:
+        if _is_prompt(peek):
+            return "failed"
+        if peek.type == "assistant" and _has_text(peek.message):
+            return None
+    return None  # the request's start is beyond the tail
+
+
 def describe_session(path: Path) -> SessionSource:
     cwd = created = first_prompt = model = None
     sidechain: bool | None = None
@@ -57,10 +98,12 @@ def describe_session(path: Path) -> SessionSource:
             break
     titles: dict[str, str] = {}
     updated = None
+    peeks: list[r.Peek] = []
     for line in reversed(tail_lines(path)):
         peek = _peek(line)
         if peek is None:
             continue
+        peeks.append(peek)
         updated = updated or text_or_none(peek.timestamp)
         if model is None and peek.type == "assistant" and peek.message is not None:
             candidate = text_or_none(peek.message.model)
@@ -88,6 +131,7 @@ def describe_session(path: Path) -> SessionSource:
         updated_at=updated or iso_from_seconds(path.stat().st_mtime),
         model=model,
         parent_session_id=(parent or "unknown") if is_child else None,
+        status=tail_status(peeks),
     )
 
 

@@ -196,7 +196,7 @@ class ClaudeProjector(TurnProjector):
         if isinstance(message.stop_reason, str):
             turn.stop_reason = message.stop_reason
         if record.is_api_error_message is True:
-            turn.error = content_text(message.content) or "API error"
+            turn.error = r.api_error_text(record)
             return
         content = message.content
         if isinstance(content, str):

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.json_fields import RAW_NULL
+from hangar.agents.json_fields import RAW_NULL, text_or_none
 
 
 class ContentBlock(msgspec.Struct):
@@ -68,6 +68,8 @@ class Line(msgspec.Struct, rename="camel"):
     is_meta: Any = False
     is_compact_summary: Any = False
     is_api_error_message: Any = False
+    api_error_status: Any = None
+    api_error_type: Any = None
     agent_id: Any = None
     subtype: Any = None
     content: Any = None
@@ -95,6 +97,7 @@ class Peek(msgspec.Struct, rename="camel"):
     cwd: Any = None
     is_sidechain: Any = False
     is_meta: Any = False
+    is_api_error_message: Any = False
     message: LooseApiMessage | None = None
     summary: Any = None
     custom_title: Any = None
@@ -174,3 +177,29 @@ def decode_line(line: bytes) -> Line:
         loose = LOOSE_LINE.decode(line)
     fields = {f: getattr(loose, f) for f in Line.__struct_fields__ if f != "message"}
     return Line(**fields, message=_message(loose.message))
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):
+        texts = (block.text for block in content if isinstance(block, ContentBlock))
+        return "\n".join(text for text in texts if isinstance(text, str) and text).strip()
+    return ""
+
+
+def api_error_text(line: Line) -> str:
+    """What an API error record (``isApiErrorMessage``) tells the user: Claude Code's own text
+    (``API Error: 400 <the provider's message>``), with the HTTP status and error type from
+    ``apiErrorStatus``/``apiErrorType`` when the text lacks them."""
+    text = _content_text(line.message.content if line.message is not None else None)
+    status = line.api_error_status if isinstance(line.api_error_status, int) else None
+    kind = text_or_none(line.api_error_type)
+    extra = []
+    if status is not None and str(status) not in text:
+        extra.append(f"HTTP {status}")
+    if kind and not text:
+        extra.append(kind)
+    if not text:
+        return f"API error ({', '.join(extra)})" if extra else "API error"
+    return f"{text} ({', '.join(extra)})" if extra else text

@@ -4,7 +4,8 @@ Shapes (camelCase JSON):
 
 - ``POST /api/issues/{key}/local-runs`` ``{cliName, workDir?, contextDir?, commentsMode?:
   thread|off, noStatusUpdate?, source?, sourceKey?}`` → 201 (new) or 200 (same source+sourceKey)
-  with the run plus ``runToken``: a token that can only read this issue and post to this run.
+  with the run plus ``runToken``: a token that can only read this issue and post to this run,
+  while the run is running. A retried create (same source+sourceKey) returns the same token.
 - ``GET /api/issues/{key}/local-runs`` → ``{runs: [run]}`` (newest first).
 - ``GET /api/local-runs/{runId}`` → run with ``usage`` and ``messageCount``.
 - ``PATCH /api/local-runs/{runId}`` ``{status?, exitCode?, error?, activeMs?, contextDir?}`` →
@@ -26,7 +27,7 @@ Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {ru
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,12 +91,22 @@ def _json_body(schema: type[Any]) -> dict[str, Any]:
     }
 
 
+def run_token(ctx: HubContext, run_id: str) -> str:
+    """The run-scoped token of ``run_id``, derived from the hub token (never stored)."""
+    return repo.TOKEN_PREFIX + ctx.auth.keyed_digest("run-token:" + run_id)
+
+
 @router.post("/issues/{key}/local-runs", status_code=201, summary="Start a local run")
 def create_run(key: PathId, body: RunCreate, ctx: Hub) -> JSONResponse:
     fields = body.model_dump()
     started_from = redact_text(body.workDir or ".")
     run, created, token = repo.create_run(
-        ctx.engine, ctx.workspace, key, fields, started_from=started_from
+        ctx.engine,
+        ctx.workspace,
+        key,
+        fields,
+        started_from=started_from,
+        mint_token=lambda run_id: run_token(ctx, run_id),
     )
     if created:
         ctx.events.publish("issue.changed", {"key": run["issueKey"]})
@@ -190,21 +201,30 @@ _ISSUE_READ = re.compile(r"^/api/issues/([^/]+)(?:/comments)?$")
 _RUN_PATH = re.compile(r"^/api/local-runs/([^/]+)(/messages)?$")
 
 
+RunTokenVerdict = Literal["allowed", "refused", "unknown"]
+"""``allowed``: a live run's token on a route it may use; ``refused``: a run's token (live or
+ended) elsewhere or after its run; ``unknown``: not a token of any run (a failed guess)."""
+
+
 class RunTokenPolicy:
     """Decides what a run-scoped token may do: read its issue (and its comments), read its
-    run, read and post its run's messages. Nothing else."""
+    run, read and post its run's messages, while its run is running. Nothing else."""
 
     def __init__(self, ctx: HubContext) -> None:
         self.ctx = ctx
 
-    def allows(self, request: Request) -> bool:
+    def verdict(self, request: Request) -> RunTokenVerdict:
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip().startswith(repo.TOKEN_PREFIX):
-            return False
+            return "unknown"
         grant = repo.grant_for_token(self.ctx.engine, self.ctx.workspace, token.strip())
         if grant is None:
-            return False
+            return "unknown"
+        return "allowed" if grant.live and self._may(grant, request) else "refused"
+
+    @staticmethod
+    def _may(grant: repo.RunGrant, request: Request) -> bool:
         path, method = request.url.path, request.method
         issue = _ISSUE_READ.match(path)
         if issue and method == "GET":

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.auth import client_address
 from hangar.hub.context import Hub, hub_of
 from hangar.hub.pages.issues import router as issues_router
 from hangar.hub.pages.page import page
@@ -37,6 +38,12 @@ def home() -> RedirectResponse:
     return RedirectResponse("/runtime-tasks", status_code=303)
 
 
+@router.get("/favicon.ico")
+def favicon() -> RedirectResponse:
+    """Browsers ask for ``/favicon.ico`` on pages that name no icon (e.g. ``/docs``)."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
+
+
 @router.get("/login")
 def login_form(next: str | None = None, error: str | None = None) -> HTMLResponse:
     html = render("login.html", next=safe_next(next), error=error)
@@ -45,7 +52,19 @@ def login_form(next: str | None = None, error: str | None = None) -> HTMLRespons
 
 @router.post("/login")
 def login(request: Request, token: str = Form(""), next: str = Form("/runtime-tasks")) -> Response:
-    if not hub_of(request).auth.token_ok(token.strip()):
+    auth, client = hub_of(request).auth, client_address(request)
+    refusal = auth.throttled(client)
+    if refusal is not None:
+        html = render(
+            "login.html",
+            next=safe_next(next),
+            error=f"Too many wrong tokens: try again in {refusal.retry_after} s.",
+        )
+        return HTMLResponse(
+            html, status_code=429, headers={"Retry-After": str(refusal.retry_after)}
+        )
+    if not auth.token_ok(token.strip()):
+        auth.throttle.failed(client)
         html = render("login.html", next=safe_next(next), error="That token is not valid.")
         return HTMLResponse(html, status_code=401)
     response = RedirectResponse(safe_next(next), status_code=303)
@@ -55,7 +74,9 @@ def login(request: Request, token: str = Form(""), next: str = Form("/runtime-ta
 
 @router.post("/logout")
 def logout(request: Request, csrf_token: str = Form("")) -> Response:
-    check_form_csrf(request, require_session(request), csrf_token)
+    session_id = require_session(request)
+    check_form_csrf(request, session_id, csrf_token)
+    hub_of(request).auth.end_session(session_id)
     response = RedirectResponse("/login", status_code=303)
     clear_session_cookie(response)
     return response

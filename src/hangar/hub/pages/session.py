@@ -14,8 +14,7 @@ from starlette.responses import RedirectResponse, Response
 
 from hangar.hub.auth import SESSION_COOKIE, CsrfError
 from hangar.hub.context import hub_of
-
-SESSION_MAX_AGE = 30 * 24 * 3600
+from hangar.hub.store.browser_sessions import SESSION_MAX_AGE
 
 
 class LoginRequired(Exception):
@@ -57,7 +56,7 @@ def set_session_cookie(request: Request, response: Response) -> None:
     response.set_cookie(
         SESSION_COOKIE,
         hub_of(request).auth.new_session_cookie(),
-        max_age=SESSION_MAX_AGE,
+        max_age=int(SESSION_MAX_AGE.total_seconds()),
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",

@@ -25,6 +25,7 @@ from hangar.errors import HangarError, NotFoundError, UsageError
 from hangar.hub.store.schema import attachments
 from hangar.hub.store.workspaces import Workspace, iso
 from hangar.hub.store.writes import transaction
+from hangar.private_files import make_private_dir
 
 MAX_BYTES = 20 * 1024 * 1024
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -108,7 +109,7 @@ class AttachmentStore:
         name = Path(name.replace("\\", "/")).name.strip()[:255] or "attachment"
         checked = sniff(data, mime)
         attachment_id = uuid.uuid4().hex
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.root)  # uploads are as private as the rest of HANGAR_HOME
         path = self.root / attachment_id
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:

@@ -16,6 +16,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
 from hangar.errors import DatabaseError
+from hangar.private_files import create_private_file
 
 
 def sqlite_url(path: Path) -> str:
@@ -66,6 +67,11 @@ def upgrade_hub_database(engine: Engine) -> str | None:
 
 
 def open_hub_database(path_or_url: Path | str) -> Engine:
+    """Open (creating and migrating) the hub database at a file path or SQLAlchemy URL; a new
+    SQLite file is created 0600 (its ``-wal``/``-shm`` files follow its mode)."""
+    if isinstance(path_or_url, Path):
+        path_or_url.parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(path_or_url)
     url = sqlite_url(path_or_url) if isinstance(path_or_url, Path) else path_or_url
     engine = create_hub_engine(url)
     upgrade_hub_database(engine)

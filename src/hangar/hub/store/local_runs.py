@@ -3,8 +3,13 @@
 Contracts:
 
 - :func:`create_run` is idempotent by (workspace, source, sourceKey): the same key returns the
-  same run (its issue must match, else :class:`RunConflictError`). Each call mints a fresh
-  run-scoped token; only its SHA-256 is stored.
+  same run (its issue must match, else :class:`RunConflictError`) and the same run-scoped
+  token, so a retried create never cuts off the agent that holds it. The caller derives the
+  token from the run id with a secret of its own (``mint_token``; the hub keys an HMAC of the
+  run id with its token), so nothing that could recreate a token is stored, only the token's
+  SHA-256, and a new hub token replaces every run token.
+- A run-scoped token grants something only while its run is ``running``
+  (:func:`grant_for_token`).
 - :func:`patch_run` records a heartbeat on every call; once a run is ``completed``, ``failed``
   or ``cancelled`` its status, exit code and error never change again (terminal is sticky).
 - :func:`add_message` stores a message once per (run, source, sourceKey) with the next per-run
@@ -21,8 +26,8 @@ Contracts:
 from __future__ import annotations
 
 import hashlib
-import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -145,12 +150,15 @@ def create_run(
     workspace: Workspace,
     issue_key: str,
     fields: dict[str, Any],
+    mint_token: Callable[[str], str],
     *,
     started_from: str = ".",
 ) -> tuple[dict[str, Any], bool, str]:
     """Create (or find, by source+sourceKey) a run of ``issue_key``; returns (run, new, token).
 
-    ``started_from`` is the (already redacted) folder the top comment names."""
+    ``mint_token(run_id)`` is the run's token: the same for the same run id, and starting with
+    :data:`TOKEN_PREFIX`. ``started_from`` is the (already redacted) folder the top comment
+    names."""
     cli_name = str(fields.get("cliName") or "").strip()
     if not cli_name:
         raise UsageError("cliName is required")
@@ -159,7 +167,6 @@ def create_run(
         raise UsageError(f"commentsMode must be one of {', '.join(COMMENT_MODES)}")
     source = str(fields.get("source") or "hangar-cli")
     source_key = fields.get("sourceKey") or None
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     issue = issues_repo.get_issue(engine, workspace, issue_key)
     with transaction(engine) as conn:
         existing = None
@@ -174,13 +181,17 @@ def create_run(
         if existing is not None:
             if existing.issue_id != issue["id"]:
                 raise RunConflictError(f"sourceKey {source_key!r} belongs to another issue")
-            conn.execute(
-                sa.update(runs_t)
-                .where(runs_t.c.id == existing.id)
-                .values(token_hash=token_digest(token))
-            )
+            token = _checked_token(mint_token, existing.id)
+            if existing.token_hash != token_digest(token):
+                # Minted under an earlier hub secret: the token of this hub replaces it.
+                conn.execute(
+                    sa.update(runs_t)
+                    .where(runs_t.c.id == existing.id)
+                    .values(token_hash=token_digest(token))
+                )
             return run_json(_run_row(conn, existing.id), issue["key"]), False, token
         run_id = str(uuid.uuid4())
+        token = _checked_token(mint_token, run_id)
         stamp = now()
         conn.execute(
             sa.insert(runs_t).values(
@@ -215,6 +226,13 @@ def create_run(
     if not fields.get("noStatusUpdate") and issue["status"] in ("backlog", "todo"):
         issues_repo.update_issue(engine, workspace, issue["key"], {"status": "in_progress"})
     return get_run(engine, workspace, run_id), True, token
+
+
+def _checked_token(mint_token: Callable[[str], str], run_id: str) -> str:
+    token = mint_token(run_id)
+    if not token.startswith(TOKEN_PREFIX):
+        raise ValueError(f"run tokens start with {TOKEN_PREFIX!r}")
+    return token
 
 
 def get_run(engine: Engine, workspace: Workspace, run_id: str) -> dict[str, Any]:
@@ -406,17 +424,21 @@ class RunGrant:
 
     run_id: str
     issue_key: str
+    live: bool
+    """False once the run has ended: its token no longer grants anything."""
 
 
 def grant_for_token(engine: Engine, workspace: Workspace, token: str) -> RunGrant | None:
+    """What ``token`` may touch (nothing once its run has ended); ``None`` for an unknown
+    token."""
     if not token.startswith(TOKEN_PREFIX):
         return None
     with engine.connect() as conn:
         row = conn.execute(
-            sa.select(runs_t.c.id, runs_t.c.issue_id).where(
+            sa.select(runs_t.c.id, runs_t.c.issue_id, runs_t.c.status).where(
                 runs_t.c.token_hash == token_digest(token)
             )
         ).first()
         if row is None:
             return None
-        return RunGrant(row.id, _key_of(conn, workspace, row.issue_id))
+        return RunGrant(row.id, _key_of(conn, workspace, row.issue_id), row.status not in TERMINAL)

@@ -264,6 +264,17 @@ local_run_outbox = sa.Table(
     sa.Index("ix_local_run_outbox_status_next", "status", "next_attempt_at"),
 )
 
+# --- browser sessions of the web UI ----------------------------------------------------------
+
+browser_sessions = sa.Table(
+    "browser_sessions",
+    metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Index("ix_browser_sessions_expires_at", "expires_at"),
+)
 
 # --- attachments uploaded for a continued task (RW-153..156) -------------------------------
 

@@ -50,7 +50,7 @@ class IssueContext:
         return (
             f"You are working on hangar issue {self.key} ({self.title}). "
             f"Read it only when asked, with `{self.hangar_command} issue show {self.key}` "
-            f"(read-only); comments: `{self.hangar_command} issue comment list {self.key}`."
+            "(read-only; it prints the issue with its comments)."
         )
 
 

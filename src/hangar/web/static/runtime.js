@@ -12,7 +12,7 @@
   const state = {
     deviceId: pane.dataset.deviceId || "", localTaskId: pane.dataset.localTaskId || "",
     ranges: [], total: 0, hasMore: false, cursor: "", loading: false, generation: 0, opening: null,
-    autoTried: new Set(),
+    autoTried: new Set(), archived: false,
   };
   const searchCache = new Map(); // RW-060: recent results in memory only
 
@@ -111,6 +111,7 @@
     addRange(start, Math.max(end, last));
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
     if (data.title) $("task-title").textContent = data.title;
+    if (data.archived) setArchived(data.archived === "true");
     document.dispatchEvent(new CustomEvent("hangar:transcript-page", { detail: { ...data, deviceId: state.deviceId, localTaskId: state.localTaskId } }));
     return data;
   }
@@ -148,7 +149,8 @@
     $("placeholder")?.remove();
     messagesEl.replaceChildren();
     $("checklist-slot").replaceChildren();
-    $("pane-header").hidden = false;
+    $("task-head").hidden = false;
+    setArchived(false);
     markCurrent();
     const link = sidebarLink(deviceId, localTaskId);
     $("task-title").textContent = link ? link.dataset.title : "";
@@ -277,7 +279,14 @@
   });
 
   // ---- actions --------------------------------------------------------------------------
+  // The open task's archive state drives its button: Archive, or Unarchive once archived.
+  function setArchived(archived) {
+    state.archived = archived;
+    $("archive-button").textContent = archived ? "Unarchive" : "Archive";
+    $("archived-mark").hidden = !archived;
+  }
   $("rename-button").addEventListener("click", async () => {
+    if (!state.localTaskId) return;
     const title = await hangar.ask("Rename this task", { input: $("task-title").textContent, okLabel: "Rename" });
     if (!title) return;
     try {
@@ -287,10 +296,22 @@
     } catch (err) { hangar.status(err.message); }
   });
   $("archive-button").addEventListener("click", async () => {
+    if (!state.localTaskId) return;
+    const address = { deviceId: state.deviceId, localTaskId: state.localTaskId };
+    if (state.archived) {
+      try {
+        await hangar.api("/api/runtime-work/archived-conversations/unarchive", address);
+        setArchived(false);
+        hangar.status("Unarchived.");
+        await refreshSidebar();
+      } catch (err) { hangar.status(err.message); }
+      return;
+    }
     const ok = await hangar.ask(`Archive "${$("task-title").textContent}"? You find it under Archived.`, { okLabel: "Archive" });
     if (!ok) return;
     try {
-      await hangar.api("/api/runtime-work/archived-conversations/archive", { deviceId: state.deviceId, localTaskId: state.localTaskId });
+      await hangar.api("/api/runtime-work/archived-conversations/archive", address);
+      setArchived(true);
       hangar.status("Archived.");
       await refreshSidebar();
     } catch (err) { hangar.status(err.message); }
