@@ -1,4 +1,8 @@
-"""``/api/issues``, ``/api/projects``, ``/api/labels``, ``/api/members``: the issue tracker."""
+"""``/api/issues``, ``/api/projects``, ``/api/labels``, ``/api/members``: the issue tracker.
+
+An issue read through the API carries ``checklist``: the agent's own todo list as its newest
+local run with one last committed it (``null`` when none did; see
+:mod:`hangar.hub.store.run_checklists`)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from hangar.hub.api.limits import PathId
 from hangar.hub.context import Hub
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
+from hangar.hub.store import run_checklists
 from hangar.hub.store import workspaces as workspace_repo
 
 router = APIRouter(prefix="/api", tags=["issues"])
@@ -88,7 +93,9 @@ def list_issues(
         label=label,
         q=q,
     )
-    return {"issues": issues_repo.list_issues(ctx.engine, ctx.workspace, filters)}
+    issues = issues_repo.list_issues(ctx.engine, ctx.workspace, filters)
+    lists = run_checklists.issue_checklists(ctx.engine, [i["id"] for i in issues])
+    return {"issues": [{**i, "checklist": lists.get(i["id"])} for i in issues]}
 
 
 @router.post("/issues", status_code=201, summary="Create an issue; returns it with its key")
@@ -100,7 +107,8 @@ def create_issue(body: IssueCreate, ctx: Hub) -> dict[str, Any]:
 
 @router.get("/issues/{key}", summary="One issue")
 def get_issue(key: PathId, ctx: Hub) -> dict[str, Any]:
-    return issues_repo.get_issue(ctx.engine, ctx.workspace, key)
+    issue = issues_repo.get_issue(ctx.engine, ctx.workspace, key)
+    return {**issue, "checklist": run_checklists.issue_checklist(ctx.engine, issue["id"])}
 
 
 @router.patch("/issues/{key}", summary="Change some fields of an issue")

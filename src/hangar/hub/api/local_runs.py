@@ -20,7 +20,8 @@ Run messages and usage are decoded once here (:mod:`hangar.model.run_messages`, 
 types, 422 naming the field) and redacted and bounded before the store takes its write lock;
 the limits are in :mod:`hangar.hub.api.limits` and docs/api.md.
 
-Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {runId, seq}``.
+Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {runId, seq}``,
+``local_run.checklist {runId}`` (a stored message carried a checklist update).
 """
 
 from __future__ import annotations
@@ -169,8 +170,15 @@ async def add_message(run_id: PathId, request: Request, ctx: Hub) -> JSONRespons
     body = await request.body()  # bounded by BodyLimitMiddleware
     stored, created = await run_in_threadpool(_add_message, ctx, run_id, body)
     if created:
-        ctx.events.publish("local_run.message", {"runId": run_id, "seq": stored["seq"]})
+        publish_stored(ctx, run_id, stored)
     return JSONResponse(stored, status_code=201 if created else 200)
+
+
+def publish_stored(ctx: HubContext, run_id: str, stored: dict[str, Any]) -> None:
+    """The events of one newly stored message."""
+    ctx.events.publish("local_run.message", {"runId": run_id, "seq": stored["seq"]})
+    if "checklist" in (stored.get("input") or {}):
+        ctx.events.publish("local_run.checklist", {"runId": run_id})
 
 
 @router.get("/local-runs/{run_id}/messages", summary="Run messages after seq `since`")

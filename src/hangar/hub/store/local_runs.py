@@ -12,7 +12,10 @@ Contracts:
   the message as given: the caller (the API edge) has validated, redacted and bounded it
   (:meth:`~hangar.model.run_messages.RunMessage.prepared`), so no redaction ever runs while
   the write lock is held. Messages that may become comments get an outbox row in the same
-  transaction (see :mod:`hangar.hub.workers.outbox`).
+  transaction (see :mod:`hangar.hub.workers.outbox`), unless the caller says the message
+  may not (``comments=False``: an adopted session's history). A message carrying a committed
+  checklist update (``input.checklist``) updates the run's list in the same transaction
+  (:mod:`hangar.hub.store.run_checklists`).
 - :func:`list_messages` returns at most ``limit`` messages and stops early once their text
   passes :data:`PAGE_CHARS` (always at least one), so a page stays bounded.
 - All writes go through one lock per process (one writer per SQLite database).
@@ -33,10 +36,16 @@ from sqlalchemy.engine import Connection, Engine
 from hangar.errors import HangarError, NotFoundError, UsageError
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
-from hangar.hub.store import schema
+from hangar.hub.store import run_checklists, schema
 from hangar.hub.store.workspaces import Workspace, iso
 from hangar.hub.store.writes import transaction
-from hangar.model.run_messages import MAX_TEXT_CHARS, RunMessage, UsageEntry, bounded_text
+from hangar.model.run_messages import (
+    MAX_TEXT_CHARS,
+    RunMessage,
+    UsageEntry,
+    bounded_text,
+    checklist_of,
+)
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUSES = ("running", *sorted(TERMINAL))
@@ -89,6 +98,7 @@ def run_json(row: Any, issue_key: str) -> dict[str, Any]:
         "startedAt": iso(row.started_at),
         "heartbeatAt": iso(row.heartbeat_at),
         "completedAt": iso(row.completed_at),
+        "checklist": run_checklists.checklist_json(row.checklist, row.id, row.cli_name),
     }
 
 
@@ -312,9 +322,12 @@ def may_become_comment(message: RunMessage) -> bool:
     return message.type == "text" and message.input.get("kind") == "codex_proposed_plan"
 
 
-def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[str, Any], bool]:
+def add_message(
+    engine: Engine, run_id: str, message: RunMessage, *, comments: bool = True
+) -> tuple[dict[str, Any], bool]:
     """Store ``message`` (validated, redacted and bounded by the caller) once per (run,
-    source, sourceKey); returns (stored message, created)."""
+    source, sourceKey); returns (stored message, created). ``comments=False``: it never
+    becomes a comment, whatever the run's comments mode."""
     where = (
         messages_t.c.run_id == run_id,
         messages_t.c.source == message.source,
@@ -347,7 +360,12 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
             "comment_id": None,
         }
         inserted = conn.execute(sa.insert(messages_t).values(**values))
-        if mode == "thread" and may_become_comment(message):
+        checklist = checklist_of(message.input)
+        if checklist is not None:
+            run_checklists.project(
+                conn, run_id, message, checklist, values["seq"], values["created_at"]
+            )
+        if comments and mode == "thread" and may_become_comment(message):
             primary_key = inserted.inserted_primary_key
             assert primary_key is not None
             conn.execute(
