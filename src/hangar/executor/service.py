@@ -4,8 +4,8 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``, ``rpc_worktrees``,
-``rpc_file_changes``), imported the first time one
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``, ``rpc_run_log``,
+``rpc_worktrees``, ``rpc_file_changes``), imported the first time one
 of its methods is called, so a ``hangar tasks list`` never loads the delete worker or the
 search engine; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
@@ -40,6 +40,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TASKS_CLEANUP.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
+    "hangar.executor.rpc_run_log": (m.TASKS_RUN_MESSAGES.name,),
     "hangar.executor.rpc_worktrees": (
         m.WORKTREES_SETTINGS_GET.name,
         m.WORKTREES_SETTINGS_UPDATE.name,

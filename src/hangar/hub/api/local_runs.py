@@ -37,6 +37,7 @@ from starlette.responses import JSONResponse
 
 from hangar.hub.api.limits import MAX_COUNT, MAX_EXIT_CODE, MIN_EXIT_CODE, PathId
 from hangar.hub.context import Hub, HubContext
+from hangar.hub.run_events import publish_stored
 from hangar.hub.store import local_runs as repo
 from hangar.model.run_messages import (
     InvalidRunMessage,
@@ -170,15 +171,8 @@ async def add_message(run_id: PathId, request: Request, ctx: Hub) -> JSONRespons
     body = await request.body()  # bounded by BodyLimitMiddleware
     stored, created = await run_in_threadpool(_add_message, ctx, run_id, body)
     if created:
-        publish_stored(ctx, run_id, stored)
+        publish_stored(ctx.events, run_id, stored)
     return JSONResponse(stored, status_code=201 if created else 200)
-
-
-def publish_stored(ctx: HubContext, run_id: str, stored: dict[str, Any]) -> None:
-    """The events of one newly stored message."""
-    ctx.events.publish("local_run.message", {"runId": run_id, "seq": stored["seq"]})
-    if "checklist" in (stored.get("input") or {}):
-        ctx.events.publish("local_run.checklist", {"runId": run_id})
 
 
 @router.get("/local-runs/{run_id}/messages", summary="Run messages after seq `since`")

@@ -49,6 +49,9 @@ from hangar.model.run_messages import (
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUSES = ("running", *sorted(TERMINAL))
+FOLLOWING = "following"
+"""An adopted session's run while hangar follows the session (:mod:`hangar.hub.adoption`):
+never swept for silence, and ended only by a ``PATCH`` to a terminal status."""
 COMMENT_MODES = ("thread", "off")
 TOKEN_PREFIX = "hgrun_"
 _COMMENT_MODES: dict[str, str] = {}
@@ -102,6 +105,29 @@ def run_json(row: Any, issue_key: str) -> dict[str, Any]:
     }
 
 
+def adoption_json(row: Any) -> dict[str, Any]:
+    """An adopted session's link (``run.adoption``): where hangar follows it."""
+    return {
+        "deviceId": row.device_id,
+        "localTaskId": row.local_task_id,
+        "runtime": row.runtime,
+        "nextIndex": row.next_index,
+        "adoptedAt": iso(row.adopted_at),
+        "syncedAt": iso(row.synced_at),
+        "lastError": row.last_error,
+    }
+
+
+def _with_adoptions(conn: Connection, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    table = schema.local_run_adoptions
+    ids = [run["id"] for run in runs]
+    rows = conn.execute(sa.select(table).where(table.c.run_id.in_(ids))).all() if ids else []
+    found = {row.run_id: adoption_json(row) for row in rows}
+    for run in runs:
+        run["adoption"] = found.get(run["id"])
+    return runs
+
+
 def message_json(row: Any) -> dict[str, Any]:
     """A stored message as the API shows it. Rows stored before fields were bounded are
     bounded here, on the way out."""
@@ -143,6 +169,10 @@ def _key_of(conn: Connection, workspace: Workspace, issue_id: str) -> str:
     return f"{workspace.key_prefix}-{number}"
 
 
+def issue_key_of(conn: Connection, workspace: Workspace, issue_id: str) -> str:
+    return _key_of(conn, workspace, issue_id)
+
+
 def _run_row(conn: Connection, run_id: str) -> Any:
     row = conn.execute(sa.select(runs_t).where(runs_t.c.id == run_id)).first()
     if row is None:
@@ -157,10 +187,13 @@ def create_run(
     fields: dict[str, Any],
     *,
     started_from: str = ".",
+    status: str = "running",
+    top_comment: str | None = None,
 ) -> tuple[dict[str, Any], bool, str]:
     """Create (or find, by source+sourceKey) a run of ``issue_key``; returns (run, new, token).
 
-    ``started_from`` is the (already redacted) folder the top comment names."""
+    ``started_from`` is the (already redacted) folder the top comment names; ``top_comment``
+    replaces the whole text of that comment."""
     cli_name = str(fields.get("cliName") or "").strip()
     if not cli_name:
         raise UsageError("cliName is required")
@@ -199,7 +232,7 @@ def create_run(
                 issue_id=issue["id"],
                 owner_id=workspace.owner_id,
                 cli_name=cli_name,
-                status="running",
+                status=status,
                 work_dir=str(fields.get("workDir") or ""),
                 context_dir=fields.get("contextDir"),
                 comments_mode=mode,
@@ -216,7 +249,7 @@ def create_run(
             engine,
             workspace,
             issue["key"],
-            f"Started local `{cli_name}` run from `{started_from}`.",
+            top_comment or f"Started local `{cli_name}` run from `{started_from}`.",
         )
         with transaction(engine) as conn:
             conn.execute(
@@ -230,7 +263,7 @@ def create_run(
 def get_run(engine: Engine, workspace: Workspace, run_id: str) -> dict[str, Any]:
     with engine.connect() as conn:
         row = _run_row(conn, run_id)
-        run = run_json(row, _key_of(conn, workspace, row.issue_id))
+        run = _with_adoptions(conn, [run_json(row, _key_of(conn, workspace, row.issue_id))])[0]
         usage = conn.execute(
             sa.select(schema.local_run_usage).where(schema.local_run_usage.c.run_id == run_id)
         ).all()
@@ -261,7 +294,7 @@ def list_runs(engine: Engine, workspace: Workspace, issue_key: str) -> list[dict
             .order_by(runs_t.c.started_at.desc(), runs_t.c.id)
         ).all()
         key = issue_key.upper()
-    return [run_json(row, key) for row in rows]
+        return _with_adoptions(conn, [run_json(row, key) for row in rows])
 
 
 def patch_run(
