@@ -23,7 +23,10 @@ from hangar.hub_client import HubClient
 @click.argument("issue", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the API's answer.")
 def adopt_command(task: str, issue: str | None, as_json: bool) -> None:
-    """Adopt TASK into ISSUE (or into a new issue made of its first request)."""
+    """Adopt TASK into ISSUE (or a new issue): its log imported, later turns followed.
+
+    TASK: a localTaskId, a unique prefix, or the agent's session id. Without ISSUE, the new
+    issue is made of the session's first request. Needs a hub (`hangar serve`)."""
     with open_executor() as executor:
         local_task_id = executor.resolve_task(task)
         device_id = executor.device.device_id

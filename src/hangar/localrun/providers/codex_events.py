@@ -14,11 +14,12 @@
   turns → ``error``; ``item/tool/requestUserInput`` → ``text`` of kind ``user_input_request``;
   ``thread/tokenUsage/updated`` ``last`` → usage of the thread's model.
 - ``turn/plan/updated`` (the agent's ``update_plan``; Codex sends nothing for an update it
-  refused) → ``tool_use`` ``update_plan``, with ``input.checklist`` when the thread's
-  :class:`~hangar.agents.checklist_rules.ChecklistLedger` commits it for the notification's
-  own turn. Only threads the TUI itself started, resumed or forked carry checklists to the
-  run, so a sub-agent's thread never changes its list (CL-036). The notification has no id of
-  its own: its key is its turn's key and its position among that turn's plan updates.
+  refused) → ``tool_use`` ``update_plan``, with ``input.checklist`` when the thread's checklist
+  ledger (:class:`~hangar.localrun.providers.checklists.RunChecklists`) commits it for the
+  notification's own turn. Only threads the TUI itself started, resumed or forked carry
+  checklists to the run, so a sub-agent's thread never changes its list (CL-036). The
+  notification has no id of its own: its key is its turn's key and its position among that
+  turn's plan updates.
 - sourceKeys: ``thread:T:turn:U:{user|agent|plan|tool}:ITEM[:text|:final|:start|:result]``,
   ``thread:T:turn:U:error[:…]``, ``thread:T:turn:U:checklist:N`` — all from Codex's own ids.
 """
@@ -31,9 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hangar.agents.checklist_events import codex_plan_updated
-from hangar.agents.checklist_rules import ChecklistLedger, block_checklist
-from hangar.agents.checklists import checklist_to_json
 from hangar.localrun.providers.base import MessageSink, UsageSink
+from hangar.localrun.providers.checklists import RunChecklists
 from hangar.localrun.providers.slash import parse_slash
 from hangar.model.run_messages import SOURCE_CODEX, MessageType, RunMessage, UsageEntry
 
@@ -68,7 +68,7 @@ class CodexEventMapper:
     _turns: dict[tuple[str, str], _Turn] = field(default_factory=dict)
     own_threads: set[str] = field(default_factory=set)
     """Threads the TUI started, resumed or forked itself (their responses named them)."""
-    _checklists: dict[str, ChecklistLedger] = field(default_factory=dict)
+    _checklists: RunChecklists = field(default_factory=lambda: RunChecklists(native_source=True))
 
     # -- frames ---------------------------------------------------------------------------
     def client_frame(self, text: str) -> None:
@@ -293,10 +293,11 @@ class CodexEventMapper:
         }
         update = codex_plan_updated(params)
         if update is not None and thread_id in self.own_threads:
-            ledger = self._checklists.setdefault(thread_id, ChecklistLedger(native_source=True))
-            committed = ledger.offer(update.turn, update.checklist, native=True)
+            committed = self._checklists.offer(
+                thread_id, update.turn, update.checklist, native=True
+            )
             if committed is not None:
-                data["checklist"] = checklist_to_json(block_checklist(committed))
+                data["checklist"] = committed
         self._emit(
             "tool_use",
             thread_id,

@@ -9,10 +9,14 @@
     const deviceId = params.get("deviceId");
     const localTaskId = params.get("localTaskId");
     if (!deviceId || !localTaskId) return;
+    const label = document.querySelector('label[for="confirm-input"]');
+    const before = label ? label.textContent : "";
+    if (label) label.textContent = "Issue key";
     const key = await hangar.ask(
       "Adopt this session into which issue? Leave empty to create one from its first request.",
       { input: "", okLabel: "Adopt" },
     );
+    if (label) label.textContent = before;
     if (key === null) return;
     const body = { deviceId, localTaskId };
     if (key) body.issueKey = key;
