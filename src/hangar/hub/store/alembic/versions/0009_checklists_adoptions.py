@@ -1,7 +1,7 @@
 """Local runs: the run's current checklist, and sessions adopted into issues.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0009_checklists_adoptions
+Revises: 0005 (0005_attachments)
 Create Date: 2026-12-05
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0009_checklists_adoptions"
+# The revision id of 0005_attachments.py.
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
