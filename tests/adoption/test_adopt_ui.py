@@ -32,9 +32,10 @@ def plan(status: str, text: str) -> dict[str, Any]:
 def test_adopt_from_the_task_pane_and_watch_the_checklist_grow(
     agent_sandbox: AgentSandbox, hangar_home: Path, tmp_path: Path
 ) -> None:
-    """CL-032, CL-068: "Adopt into issue" on an open task makes an issue of its first request;
-    the issue page shows the agent's checklist as a progress bar and list, and when the real
-    CLI resumes the session and completes the item the open page follows without a reload."""
+    """"Adopt into issue" on an open task makes an issue of its first request; the issue page
+    shows the agent's checklist as a progress bar and list, the issue list its progress, and
+    when the real CLI resumes the session and completes the item both open pages follow
+    without a reload."""
     _require_browser()
     first = agent_sandbox.run_agent(
         "claude", scenario_from_dict(plan("in_progress", "Started.")), "Draft the notes"
@@ -65,6 +66,11 @@ def test_adopt_from_the_task_pane_and_watch_the_checklist_grow(
             expect(page.locator("#issue-checklist-count")).to_have_text("0/1 done")
             expect(page.locator(".run-status")).to_have_text("following")
             page.evaluate("window.__sameDocument = true")
+            listing: Any = context.new_page()
+            listing.goto(hub.url + "/issues")
+            cell = listing.locator('tr[data-issue-key="HGR-1"] td.plan-cell')
+            expect(cell.locator(".count")).to_have_text("0/1")
+            listing.evaluate("window.__sameDocument = true")
 
             again = agent_sandbox.run_agent(
                 "claude",
@@ -78,5 +84,8 @@ def test_adopt_from_the_task_pane_and_watch_the_checklist_grow(
             expect(page.locator("#issue-checklist-progress")).to_have_attribute("value", "1")
             expect(page.locator(".run-log")).to_contain_text("Finished.")
             assert page.evaluate("window.__sameDocument") is True
+            expect(cell.locator(".count")).to_have_text("1/1")
+            expect(cell.locator("progress")).to_have_attribute("value", "1")
+            assert listing.evaluate("window.__sameDocument") is True
         finally:
             context.close()

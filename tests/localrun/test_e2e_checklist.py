@@ -55,9 +55,9 @@ def _items(checklist: dict[str, Any] | None) -> list[tuple[str, str]] | None:
 
 @pytest.mark.parametrize("cli", ["codex", "claude"])
 def test_the_run_checklist_appears_on_its_issue(cli: str, sandbox_hub: SandboxHub) -> None:
-    """CL-002, CL-023, CL-025, CL-065, CL-070: the issue mirrors the agent's own list, keeps
-    it through an invalid update, shows a clear as cleared, keeps the final list after the
-    run; the plan tool calls stay in the execution log (CL-067); no comment per update."""
+    """CL-023, CL-025, CL-070: the issue mirrors the agent's own list, keeps it through an
+    invalid update, shows a clear as cleared and keeps that final list after the run; the plan
+    tool calls stay in the execution log (CL-067); no comment per update."""
     hub = sandbox_hub
     hub.sandbox.load(scenario_from_dict(SCENARIO))
     issue = hub.ok("POST", "/api/issues", {"title": f"Plan with {cli}"})

@@ -51,8 +51,8 @@ def shown(client: TestClient, key: str) -> list[tuple[str, str]] | None:
 
 
 def test_each_update_replaces_the_whole_list_on_the_issue(client: TestClient) -> None:
-    """CL-002, CL-005: an update replaces the issue's list as a whole (reordered, items
-    gone, duplicate texts kept); the API shows progress and where the list came from."""
+    """An update replaces the issue's list as a whole (reordered, items gone, duplicate texts
+    kept); the API shows progress and where the list came from."""
     key = new_issue(client)
     run = new_run(client, key)
     assert shown(client, key) is None

@@ -1,5 +1,6 @@
 // The agent's checklist on an issue page: re-rendered by the server whenever one of the
-// issue's runs stores a checklist update (local_run.checklist) or a run changes.
+// issue's runs stores a checklist update (local_run.checklist) or a run changes, and on each
+// (re)connection of the event stream, so an update made while it was down is not missed.
 "use strict";
 (() => {
   const section = document.getElementById("issue-checklist");
@@ -25,4 +26,5 @@
     const data = JSON.parse(event.data);
     if (data.issueKey === key) refresh().catch(() => {});
   });
+  events.addEventListener("open", () => refresh().catch(() => {}));
 })();
