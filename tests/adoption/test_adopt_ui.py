@@ -32,10 +32,10 @@ def plan(status: str, text: str) -> dict[str, Any]:
 def test_adopt_from_the_task_pane_and_watch_the_checklist_grow(
     agent_sandbox: AgentSandbox, hangar_home: Path, tmp_path: Path
 ) -> None:
-    """"Adopt into issue" on an open task makes an issue of its first request; the issue page
-    shows the agent's checklist as a progress bar and list, the issue list its progress, and
-    when the real CLI resumes the session and completes the item both open pages follow
-    without a reload."""
+    """The task pane's "Adopt into issue" makes an issue of the task's first request; the
+    issue page shows the agent's checklist as a progress bar and list, the issue list its
+    progress, and when the real CLI resumes the session and completes the item both open
+    pages follow without a reload."""
     _require_browser()
     first = agent_sandbox.run_agent(
         "claude", scenario_from_dict(plan("in_progress", "Started.")), "Draft the notes"
