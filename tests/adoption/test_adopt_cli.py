@@ -34,9 +34,10 @@ def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
 def test_tasks_adopt_from_the_terminal_follows_the_session(
     agent_sandbox: AgentSandbox, hangar_home: Path
 ) -> None:
-    """LR-159, LR-167: ``hangar tasks adopt SESSION`` makes an issue of the first request and
-    imports the log; again with the issue imports nothing; the session's next turn, made by the
-    real CLI resuming it, arrives in the run and as comments while ``hangar serve`` runs."""
+    """LR-159, LR-167: ``hangar tasks adopt SESSION ISSUE`` links the session to an existing
+    issue (left as it was) and imports the log; again imports nothing; the session's next
+    turn, made by the real CLI resuming it, arrives in the run and as comments while
+    ``hangar serve`` runs."""
     first = agent_sandbox.run_agent(
         "claude",
         scenario_from_dict({"name": "adopt-cli", "turns": [{"text": "First answer."}]}),
@@ -59,16 +60,19 @@ def test_tasks_adopt_from_the_terminal_follows_the_session(
             assert done.returncode == 0, done.stderr
             return done.stdout
 
-        said = hangar("tasks", "adopt", first.session_id)
-        assert "into HGR-1 (a new issue made of its first request): 2 messages imported" in said
-        again = hangar("tasks", "adopt", first.session_id, "HGR-1")
-        assert "was adopted into HGR-1 before: 0 new messages imported" in again
-
         with httpx.Client(
             base_url=hub.url, headers={"Authorization": f"Bearer {token}"}, trust_env=False
         ) as api:
+            made = api.post("/api/issues", json={"title": "Document the build"})
+            assert made.status_code == 201 and made.json()["key"] == "HGR-1", made.text
+            said = hangar("tasks", "adopt", first.session_id, "HGR-1")
+            assert "into HGR-1: 2 messages imported" in said and "new issue" not in said
+            again = hangar("tasks", "adopt", first.session_id)
+            assert "was adopted into HGR-1 before: 0 new messages imported" in again
+
             issue = api.get("/api/issues/HGR-1").json()
-            assert issue["title"] == "Explain the build"
+            assert (issue["title"], issue["status"]) == ("Document the build", "backlog")
+            assert [i["key"] for i in api.get("/api/issues").json()["issues"]] == ["HGR-1"]
             [run] = api.get("/api/issues/HGR-1/local-runs").json()["runs"]
             assert (run["status"], run["cliName"]) == ("following", "claude")
 
