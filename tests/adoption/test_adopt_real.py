@@ -1,6 +1,6 @@
-"""Adopting real sessions into issues: sessions the real Codex and Claude Code CLIs wrote in
-the loopback-only sandbox (fake model), read by the real executor, stored by the real hub,
-then followed by the real session watcher while the CLI resumes the session."""
+"""Adopting real sessions into issues: sessions the real Codex, Claude Code and OpenCode CLIs
+wrote in the loopback-only sandbox (fake model), read by the real executor, stored by the real
+hub, then followed by the real session watcher while the CLI resumes the session."""
 
 from __future__ import annotations
 
@@ -34,7 +34,15 @@ FIRST = scenario_from_dict(
     }
 )
 SECOND = scenario_from_dict({"name": "adopt-first", "turns": [{"text": "Second answer."}]})
-PLAN_TOOL = {"codex": "update_plan", "claude": "TodoWrite"}
+PLAN_TOOL = {"codex": "update_plan", "claude": "TodoWrite", "opencode": "todowrite"}
+
+
+WRITING = [("Write the marker", "in_progress")]
+
+
+def _items(checklist: dict[str, Any]) -> list[tuple[str, str]]:
+    """Content and status of each item (OpenCode adds the priority it defaults to)."""
+    return [(item["content"], item["status"]) for item in checklist["items"]]
 
 
 def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -61,7 +69,7 @@ def comments(api: TestClient, key: str, ctx: HubContext) -> list[str]:
     return [c["body"] for c in api.get(f"/api/issues/{key}/comments").json()["comments"]]
 
 
-@pytest.mark.parametrize("cli", ["codex", "claude"])
+@pytest.mark.parametrize("cli", ["codex", "claude", "opencode"])
 def test_adopting_a_real_session_twice_imports_it_once_and_an_append_arrives(
     cli: str, agent_sandbox: AgentSandbox, hangar_of_sandbox: LocalHangar, api: TestClient
 ) -> None:
@@ -93,15 +101,11 @@ def test_adopting_a_real_session_twice_imports_it_once_and_an_append_arrives(
     assert log[0]["content"] == "Write the marker file"
     assert log[-1]["content"] == "Done: the marker is written."
     plan = [m for m in log if m["type"] == "tool_use" and m["tool"] == PLAN_TOOL[cli]]
-    assert [m["input"]["checklist"]["items"] for m in plan] == [
-        [{"content": "Write the marker", "status": "in_progress"}]
-    ]
+    assert [_items(m["input"]["checklist"]) for m in plan] == [WRITING]
     assert kinds.count("tool_use") == 2 and kinds.count("tool_result") >= 1
     assert all(m["source"] == f"{cli}-transcript" for m in log)
     assert all(task["runtimeHandle"] and str(m["sourceKey"]).startswith(f"{cli}:") for m in log)
-    assert api.get(f"/api/issues/{key}").json()["checklist"]["items"] == [
-        {"content": "Write the marker", "status": "in_progress"}
-    ]
+    assert _items(api.get(f"/api/issues/{key}").json()["checklist"]) == WRITING
 
     again = api.post(
         "/api/runtime-work/adopt",
@@ -133,7 +137,7 @@ def test_adopting_a_real_session_twice_imports_it_once_and_an_append_arrives(
     )
     watcher.start()
     try:
-        probe = agent_sandbox.host(agent_sandbox.homes.home) / f".{cli}" / "hangar-probe"
+        probe = run.agent_home / "hangar-probe"
         wait_until(lambda: probe.write_text("x") and watcher.batches, 30, "the watcher")
         resumed = agent_sandbox.run_agent(cli, SECOND, "And once more", resume=True)
         assert resumed.returncode == 0, resumed.stderr
