@@ -1,8 +1,8 @@
 """``/api/issues``, ``/api/projects``, ``/api/labels``, ``/api/members``: the issue tracker.
 
-An issue read through the API carries ``checklist``: the agent's own todo list as its newest
-local run with one last committed it (``null`` when none did; see
-:mod:`hangar.hub.store.run_checklists`)."""
+Every issue the API answers with (list, create, read, change) carries ``checklist``: the
+agent's own todo list as its newest local run with one last committed it (``null`` when none
+did; see :mod:`hangar.hub.store.run_checklists`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from hangar.hub.api.limits import PathId
-from hangar.hub.context import Hub
+from hangar.hub.context import Hub, HubContext
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import run_checklists
@@ -98,17 +98,20 @@ def list_issues(
     return {"issues": [{**i, "checklist": lists.get(i["id"])} for i in issues]}
 
 
+def _with_checklist(ctx: HubContext, issue: dict[str, Any]) -> dict[str, Any]:
+    return {**issue, "checklist": run_checklists.issue_checklist(ctx.engine, issue["id"])}
+
+
 @router.post("/issues", status_code=201, summary="Create an issue; returns it with its key")
 def create_issue(body: IssueCreate, ctx: Hub) -> dict[str, Any]:
     issue = issues_repo.create_issue(ctx.engine, ctx.workspace, body.model_dump())
     ctx.events.publish(ISSUE_CHANGED, {"key": issue["key"]})
-    return issue
+    return _with_checklist(ctx, issue)
 
 
 @router.get("/issues/{key}", summary="One issue")
 def get_issue(key: PathId, ctx: Hub) -> dict[str, Any]:
-    issue = issues_repo.get_issue(ctx.engine, ctx.workspace, key)
-    return {**issue, "checklist": run_checklists.issue_checklist(ctx.engine, issue["id"])}
+    return _with_checklist(ctx, issues_repo.get_issue(ctx.engine, ctx.workspace, key))
 
 
 @router.patch("/issues/{key}", summary="Change some fields of an issue")
@@ -117,7 +120,7 @@ def patch_issue(key: PathId, body: IssuePatch, ctx: Hub) -> dict[str, Any]:
         ctx.engine, ctx.workspace, key, body.model_dump(exclude_unset=True)
     )
     ctx.events.publish(ISSUE_CHANGED, {"key": issue["key"]})
-    return issue
+    return _with_checklist(ctx, issue)
 
 
 @router.get("/issues/{key}/comments", summary="Comments of an issue, flat, oldest first")
