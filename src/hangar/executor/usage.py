@@ -12,25 +12,31 @@ included) is read through its agent's ``usage`` facet, which yields one
 * cost comes from the local price table (:mod:`hangar.executor.prices`); a call whose model has
   no price adds to ``unpricedTokens``, never to a guessed cost.
 
-What a file yields is kept by its stat signature, so asking again reads only changed files.
+What a file yields is kept by its stat signature (in memory and in ``executor.db``), so asking
+again, in this process or a new one, reads only changed files.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import agent
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.prices import Price, PriceTable
-from hangar.model import TokenUse, UsageEvent
+from hangar.executor.usage_files import FileUsage, Sums, UsageFiles, add_tokens
+from hangar.model import TokenUse
 from hangar.protocol.usage import GroupBy, UsageReport, UsageRequest, UsageRow
+
+if TYPE_CHECKING:
+    from hangar.agents.registry import UsageScanner
 
 NO_PROJECT = "Conversations"
 
@@ -101,74 +107,47 @@ def _project(row: sqlite3.Row) -> str | None:
     return row["group_workspace_path"] or row["workspace_path"] or None
 
 
-Sums = list[int]
-"""``[calls, input, cache_read, cache_write, output, reasoning]``."""
-
-
-def _add(sums: Sums, tokens: TokenUse, calls: int = 1) -> None:
-    sums[0] += calls
-    sums[1] += tokens.input
-    sums[2] += tokens.cache_read
-    sums[3] += tokens.cache_write
-    sums[4] += tokens.output
-    sums[5] += tokens.reasoning
-
-
-@dataclass(frozen=True)
-class _FileUsage:
-    """What one session file yielded: its calls, their keys, and their sums by day and model
-    (a report adds the sums at once when none of the keys was counted before)."""
-
-    signature: str
-    events: list[UsageEvent]
-    keys: frozenset[str]
-    days: dict[tuple[str | None, str | None], Sums]
-
-    @classmethod
-    def of(cls, signature: str, events: list[UsageEvent], fallback_day: str | None) -> _FileUsage:
-        days: dict[tuple[str | None, str | None], Sums] = {}
-        unique: dict[str, UsageEvent] = {}
-        for event in events:
-            unique.setdefault(event.key, event)
-        for event in unique.values():
-            bucket = (_day(event.at) or fallback_day, event.model)
-            _add(days.setdefault(bucket, [0, 0, 0, 0, 0, 0]), event.tokens)
-        return cls(signature, list(unique.values()), frozenset(unique), days)
-
-
 class UsageCounter:
-    """Reads and groups usage; keeps what each file yielded by its stat signature."""
+    """Reads and groups usage; what each file yielded is kept by its stat signature
+    (:mod:`hangar.executor.usage_files`), so a count reads only changed files."""
 
     def __init__(self, db: ExecutorDatabase, stores: Mapping[str, AgentStore]) -> None:
         self.db = db
         self.stores = stores
-        self._cache: dict[str, _FileUsage] = {}
-        self._lock = threading.Lock()
+        self.files = UsageFiles(db)
+        self._scanners: dict[str, UsageScanner | None] = {}
         self.files_read = 0
 
-    def file_usage(self, row: sqlite3.Row) -> _FileUsage | None:
+    def _scanner(self, runtime: str) -> UsageScanner | None:
+        if runtime not in self._scanners:
+            record = agent(runtime)
+            self._scanners[runtime] = record.usage_scanner() if record is not None else None
+        return self._scanners[runtime]
+
+    @staticmethod
+    def cache_key(row: sqlite3.Row) -> str:
+        return f"{row['runtime']}:{row['session_key']}"
+
+    def file_usage(self, row: sqlite3.Row) -> FileUsage | None:
         """The model calls of one indexed session (``None`` when its agent counts none)."""
         runtime = row["runtime"]
-        record = agent(runtime)
         store = self.stores.get(runtime)
-        scanner = record.usage_scanner() if record is not None else None
+        scanner = self._scanner(runtime)
         if scanner is None or store is None or not row["source_path"]:
             return None
-        path = Path(row["source_path"])
         try:
-            info = path.stat()
+            info = os.stat(row["source_path"])  # noqa: PTH116 - no Path per unchanged file
         except OSError:
             return None
-        cache_key = f"{runtime}:{row['session_key']}"
+        cache_key = self.cache_key(row)
         signature = f"{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
-        with self._lock:
-            cached = self._cache.get(cache_key)
-        if cached is not None and cached.signature == signature:
-            return cached
+        known = self.files.get(cache_key, signature)
+        if known is not None:
+            return known
         source = SessionSource(
             runtime=runtime,
             session_id=row["session_key"],
-            path=path,
+            path=Path(row["source_path"]),
             runtime_handle=json.loads(row["runtime_handle"] or "{}"),
         )
         try:
@@ -176,9 +155,9 @@ class UsageCounter:
         except (OSError, ValueError):
             found = []
         self.files_read += 1
-        usage = _FileUsage.of(signature, found, _day(row["updated_at"]))
-        with self._lock:
-            self._cache[cache_key] = usage
+        fallback = _day(row["updated_at"])
+        usage = FileUsage.of(signature, found, lambda at: _day(at) or fallback)
+        self.files.put(cache_key, usage)
         return usage
 
     def _rows(self) -> Iterator[tuple[sqlite3.Row, str]]:
@@ -233,7 +212,8 @@ class UsageCounter:
                 day = _day(event.at) or fallback_day
                 if wanted(day):
                     bucket = (task_id, day, event.model)
-                    _add(buckets.setdefault(bucket, [0, 0, 0, 0, 0, 0]), event.tokens)
+                    add_tokens(buckets.setdefault(bucket, [0, 0, 0, 0, 0, 0]), event.tokens)
+        self.files.save({self.cache_key(row) for row, _ in rows})
         lookup = _Prices(prices)
         groups: dict[str, _Group] = {}
         total = _Group("total", "Total")

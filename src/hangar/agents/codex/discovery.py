@@ -40,7 +40,7 @@ def rollout_paths(home: Path) -> Iterator[Path]:
         root = home / folder
         if not root.is_dir():
             continue
-        found = sorted(root.glob(pattern))
+        found = sorted(root.glob(pattern), key=lambda p: p.parts)  # one key each, no __lt__
         plain = {p.name for p in found if p.name.endswith(".jsonl")}
         for path in found:
             if path.name.endswith(".jsonl") or (

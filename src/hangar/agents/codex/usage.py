@@ -80,6 +80,16 @@ def _lines(data: bytes, count_marker: bytes) -> Iterator[_Line]:
             continue  # a line of another shape that mentions the word: not a count
 
 
+def _older(stamp: str | None, start: str | None) -> bool:
+    """Whether ``stamp`` is before the file's own start (both as recorded)."""
+    if not stamp or not start:
+        return False
+    if len(stamp) == len(start) and stamp[-1] == start[-1] == "Z":
+        return stamp < start  # the same UTC layout: text order is time order
+    moment, begin = _moment(stamp), _moment(start)
+    return moment is not None and begin is not None and moment < begin
+
+
 def _moment(stamp: str | None) -> datetime | None:
     if not stamp:
         return None
@@ -94,7 +104,7 @@ def scan_usage(store: AgentStore, source: SessionSource) -> Iterator[UsageEvent]
     data = read_regular(source.path)
     if data is None:
         return
-    own_start: datetime | None = None
+    own_start: str | None = None
     model: str | None = None
     has_records = b'"token_usage_record"' in data
     marker = b'"token_usage_record"' if has_records else b'"token_count"'
@@ -105,10 +115,9 @@ def scan_usage(store: AgentStore, source: SessionSource) -> Iterator[UsageEvent]
             continue
         if line.type == "session_meta":
             if own_start is None:
-                own_start = _moment(payload.timestamp or line.timestamp)
+                own_start = payload.timestamp or line.timestamp
             continue
-        moment = _moment(line.timestamp)
-        if own_start is not None and moment is not None and moment < own_start:
+        if _older(line.timestamp, own_start):
             continue  # the parent's history, copied into a fork or a sub-agent's rollout
         if line.type == "turn_context":
             model = payload.model or model
