@@ -5,14 +5,15 @@ This is the only module that knows both halves. It opens the executor
 them through an :class:`~hangar.hub.executor_link.InProcessExecutorLink` (the seam a remote
 executor's WebSocket link plugs into), builds the hub app, and starts the background workers of
 both sides: the session watcher and indexing worker, the delete queue left by an earlier run,
-the local-run outbox and sweeper. It also gives the executor its two ways back to the hub: the
-SSE bus its turn events stream to (:func:`~hangar.hub.events.turn_relay`) and the hub's uploads,
-from which it fetches a message's attachments.
+the local-run outbox and sweeper, and the follower of adopted sessions, which the session
+watcher's events drive (:func:`fan_out`). It also gives the executor its two ways back to the
+hub: the SSE bus its turn events stream to (:func:`~hangar.hub.events.turn_relay`) and the hub's
+uploads, from which it fetches a message's attachments.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +32,23 @@ from hangar.hub.http_policy import HostPolicy
 from hangar.hub.server import HubServer, Worker
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
+from hangar.hub.workers.adoption import AdoptionWorker
 from hangar.hub.workers.outbox import start_local_run_workers
 from hangar.paths import Env
 from hangar.token_file import TokenSource
+
+Publish = Callable[[str, dict[str, Any]], None]
+
+
+def fan_out(*targets: Publish) -> Publish:
+    """One publish function for the executor's workers that reaches every hub-side target:
+    the pages' event bus and the adoption follower (executor events meet hub writers here)."""
+
+    def publish(event: str, data: dict[str, Any]) -> None:
+        for target in targets:
+            target(event, data)
+
+    return publish
 
 
 @dataclass
@@ -104,8 +119,11 @@ class LocalHangar:
         """Everything that runs beside a serving hub; each has ``stop()``."""
         ctx = app.state.hub
         assert isinstance(ctx, HubContext)
-        workers: list[Worker] = list(start_live_workers(self.executor, ctx.events.publish))
+        adoptions = AdoptionWorker(ctx).start()
+        publish = fan_out(ctx.events.publish, adoptions.notify)
+        workers: list[Worker] = list(start_live_workers(self.executor, publish))
         workers += start_local_run_workers(ctx)
+        workers.append(adoptions)
         self.executor.resume_deletes()
         return workers
 

@@ -33,6 +33,15 @@ r = httpx.request(method, url, headers={"Authorization": "Bearer " + token},
 print(json.dumps({"status": r.status_code, "body": r.json() if r.content else None}))
 """
 
+_PAGE = """
+import sys, httpx
+url, path, token = sys.argv[1], sys.argv[2], sys.argv[3]
+with httpx.Client(base_url=url, timeout=10, trust_env=False) as c:
+    c.post("/login", data={"token": token, "next": path})
+    r = c.get(path)
+    sys.stdout.write(r.text)
+"""
+
 
 def in_dir(cwd: Path, argv: Sequence[str]) -> list[str]:
     """Run ``argv`` in ``cwd`` inside the namespace (a cwd set from outside is unreachable)."""
@@ -123,6 +132,13 @@ class SandboxHub:
             raise AssertionError(done.stderr.decode(errors="replace")[-2000:])
         reply = json.loads(done.stdout)
         return int(reply["status"]), reply["body"]
+
+    def page(self, path: str) -> str:
+        """A web page as a signed-in browser gets it (logged in with the user's token)."""
+        argv = [sys.executable, "-c", _PAGE, self.url, path, USER_TOKEN]
+        done = self.sandbox.run(in_dir(self.root, argv), cwd="/", env=dict(os.environ))
+        assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+        return done.stdout.decode()
 
     def ok(self, method: str, path: str, body: Any = None) -> Any:
         status, reply = self.api(method, path, body)

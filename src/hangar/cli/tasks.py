@@ -38,6 +38,10 @@ LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.tasks_lifecycle:restore_command",
         "Undo the delete of TASK: its files come back byte for byte.",
     ),
+    "adopt": LazyCommand(
+        "hangar.cli.tasks_adopt:adopt_command",
+        "Adopt TASK into ISSUE (or a new issue): its log imported, later turns followed.",
+    ),
     "purge": LazyCommand(
         "hangar.cli.tasks_lifecycle:purge_command",
         "Remove a deleted TASK from the trash for good (or all expired ones).",

@@ -5,9 +5,9 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
 (``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_turns``, ``rpc_usage``,
-``rpc_worktrees``, ``rpc_file_changes``), imported the first time one of its methods is called,
-so a ``hangar tasks list`` never loads the delete worker, the search engine or the turns; the
-library API they share is :class:`~hangar.executor.core.ExecutorCore`.
+``rpc_run_log``, ``rpc_worktrees``, ``rpc_file_changes``), imported the first time one of its
+methods is called, so a ``hangar tasks list`` never loads the delete worker, the search engine or
+the turns; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.AGENTS_CONFIG_UPDATE.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
+    "hangar.executor.rpc_run_log": (m.TASKS_RUN_MESSAGES.name,),
     "hangar.executor.rpc_worktrees": (
         m.WORKTREES_SETTINGS_GET.name,
         m.WORKTREES_SETTINGS_UPDATE.name,

@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hangar import __version__
 from hangar.errors import HangarError
+from hangar.hub.api import adoption as adoption_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import issues as issues_api
@@ -59,6 +60,7 @@ API_ROUTERS = (
     events_api.router,
     local_runs_api.router,
     usage_api.router,
+    adoption_api.router,
 )
 
 

@@ -18,6 +18,11 @@ Contracts:
   scalars and the head and tail of its JSON text (``truncatedJson``), and ``truncated`` says
   so. It is idempotent, and reads at most about twice the kept size of any field.
 - :class:`UsageEntry` counts are integers in ``0 … 2**63-1`` (:data:`MAX_COUNT`).
+- ``input.checklist`` (``{source, items[{content, status, priority?}]}``), where present, is a
+  checklist update the provider's :class:`~hangar.agents.checklist_rules.ChecklistLedger`
+  committed for the message's turn (``input.turnKey``): the hub mirrors it to the run's issue
+  (:func:`checklist_of`). A posted one that is not a valid checklist is refused (422 naming
+  ``input.checklist``); bounding never drops it while it fits :data:`MAX_INPUT_BYTES` alone.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgspec
 
 from hangar.errors import shown
+from hangar.model.checklist import Checklist
 from hangar.redaction import redact_text, redact_value, redact_window
 
 MessageType = Literal["text", "thinking", "tool_use", "tool_result", "error", "user_input", "final"]
@@ -153,6 +159,10 @@ def decode_run_message(body: bytes) -> RunMessage:
             if depth(value) > MAX_INPUT_DEPTH:
                 raise InvalidRunMessage("input", f"nested deeper than {MAX_INPUT_DEPTH}")
             data = value
+    if "checklist" in data and checklist_of(data) is None:
+        raise InvalidRunMessage(
+            "input.checklist", "must be {source, items: [{content, status, priority?}]}"
+        )
     return RunMessage(
         type=posted.type,  # type: ignore[arg-type]  # checked against MESSAGE_TYPES above
         source=posted.source,
@@ -163,6 +173,18 @@ def decode_run_message(body: bytes) -> RunMessage:
         output=posted.output,
         truncated=truncated,
     )
+
+
+def checklist_of(data: dict[str, Any]) -> Checklist | None:
+    """The committed checklist update ``input.checklist`` carries, or ``None`` (absent, or not
+    a valid checklist: the previous list stays, CL-025)."""
+    value = data.get("checklist")
+    if not isinstance(value, dict):
+        return None
+    try:
+        return msgspec.convert(value, Checklist, strict=True)
+    except msgspec.ValidationError:
+        return None
 
 
 class UsageEntry(msgspec.Struct, frozen=True, rename="camel"):
@@ -279,6 +301,12 @@ def _input_preview(raw: bytes) -> dict[str, Any]:
                 isinstance(item, str) and len(item) <= MAX_TOOL_CHARS
             ):
                 preview[key] = item
+        # A committed checklist is what the issue mirrors: keep it whole while it fits.
+        checklist = value.get("checklist")
+        if isinstance(checklist, dict) and len(msgspec.json.encode(checklist)) <= (
+            MAX_INPUT_BYTES * 3 // 4
+        ):
+            preview["checklist"] = checklist
     preview = redact_value(preview)
     text = raw.decode("utf-8", "replace")
     preview["truncatedJson"] = bounded_text(text, MAX_INPUT_BYTES // 4)[0]

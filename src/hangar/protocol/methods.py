@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hangar.protocol import file_changes as fc
+from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
 from hangar.protocol import turns as u
 from hangar.protocol import usage as g
@@ -80,6 +81,7 @@ TURN_FILE_CHANGES_REVERT = Method(
     "runtime.tasks.turn_file_changes_revert", fc.RevertTurnFileChanges, JsonObject
 )
 USAGE_SUMMARY = Method("runtime.usage.summary", g.UsageRequest, g.UsageReport)
+TASKS_RUN_MESSAGES = Method("runtime.tasks.run_messages", rl.RunMessagesRequest, rl.RunMessagesPage)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -119,4 +121,5 @@ METHODS: dict[str, Method] = _methods(
     TURN_FILE_CHANGES_REVIEW,
     TURN_FILE_CHANGES_REVERT,
     USAGE_SUMMARY,
+    TASKS_RUN_MESSAGES,
 )

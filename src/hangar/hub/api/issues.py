@@ -1,4 +1,8 @@
-"""``/api/issues``, ``/api/projects``, ``/api/labels``, ``/api/members``: the issue tracker."""
+"""``/api/issues``, ``/api/projects``, ``/api/labels``, ``/api/members``: the issue tracker.
+
+Every issue the API answers with (list, create, read, change) carries ``checklist``: the
+agent's own todo list as its newest local run with one last committed it (``null`` when none
+did; see :mod:`hangar.hub.store.run_checklists`)."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from hangar.hub.api.limits import PathId
-from hangar.hub.context import Hub
+from hangar.hub.context import Hub, HubContext
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
+from hangar.hub.store import run_checklists
 from hangar.hub.store import workspaces as workspace_repo
 
 router = APIRouter(prefix="/api", tags=["issues"])
@@ -88,19 +93,25 @@ def list_issues(
         label=label,
         q=q,
     )
-    return {"issues": issues_repo.list_issues(ctx.engine, ctx.workspace, filters)}
+    issues = issues_repo.list_issues(ctx.engine, ctx.workspace, filters)
+    lists = run_checklists.issue_checklists(ctx.engine, [i["id"] for i in issues])
+    return {"issues": [{**i, "checklist": lists.get(i["id"])} for i in issues]}
+
+
+def _with_checklist(ctx: HubContext, issue: dict[str, Any]) -> dict[str, Any]:
+    return {**issue, "checklist": run_checklists.issue_checklist(ctx.engine, issue["id"])}
 
 
 @router.post("/issues", status_code=201, summary="Create an issue; returns it with its key")
 def create_issue(body: IssueCreate, ctx: Hub) -> dict[str, Any]:
     issue = issues_repo.create_issue(ctx.engine, ctx.workspace, body.model_dump())
     ctx.events.publish(ISSUE_CHANGED, {"key": issue["key"]})
-    return issue
+    return _with_checklist(ctx, issue)
 
 
 @router.get("/issues/{key}", summary="One issue")
 def get_issue(key: PathId, ctx: Hub) -> dict[str, Any]:
-    return issues_repo.get_issue(ctx.engine, ctx.workspace, key)
+    return _with_checklist(ctx, issues_repo.get_issue(ctx.engine, ctx.workspace, key))
 
 
 @router.patch("/issues/{key}", summary="Change some fields of an issue")
@@ -109,7 +120,7 @@ def patch_issue(key: PathId, body: IssuePatch, ctx: Hub) -> dict[str, Any]:
         ctx.engine, ctx.workspace, key, body.model_dump(exclude_unset=True)
     )
     ctx.events.publish(ISSUE_CHANGED, {"key": issue["key"]})
-    return issue
+    return _with_checklist(ctx, issue)
 
 
 @router.get("/issues/{key}/comments", summary="Comments of an issue, flat, oldest first")

@@ -21,7 +21,8 @@ Run messages and usage are decoded once here (:mod:`hangar.model.run_messages`, 
 types, 422 naming the field) and redacted and bounded before the store takes its write lock;
 the limits are in :mod:`hangar.hub.api.limits` and docs/api.md.
 
-Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {runId, seq}``.
+Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {runId, seq}``,
+``local_run.checklist {runId}`` (a stored message carried a checklist update).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from starlette.responses import JSONResponse
 
 from hangar.hub.api.limits import MAX_COUNT, MAX_EXIT_CODE, MIN_EXIT_CODE, PathId
 from hangar.hub.context import Hub, HubContext
+from hangar.hub.run_events import publish_stored
 from hangar.hub.store import local_runs as repo
 from hangar.model.run_messages import (
     InvalidRunMessage,
@@ -180,7 +182,7 @@ async def add_message(run_id: PathId, request: Request, ctx: Hub) -> JSONRespons
     body = await request.body()  # bounded by BodyLimitMiddleware
     stored, created = await run_in_threadpool(_add_message, ctx, run_id, body)
     if created:
-        ctx.events.publish("local_run.message", {"runId": run_id, "seq": stored["seq"]})
+        publish_stored(ctx.events, run_id, stored)
     return JSONResponse(stored, status_code=201 if created else 200)
 
 

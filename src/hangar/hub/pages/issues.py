@@ -21,6 +21,7 @@ from hangar.hub.pages.session import check_form_csrf, require_session
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import local_runs as local_runs_repo
+from hangar.hub.store import run_checklists
 from hangar.hub.store import workspaces as workspace_repo
 
 router = APIRouter(include_in_schema=False)
@@ -98,11 +99,13 @@ def issues_page(request: Request, ctx: Hub) -> HTMLResponse:
         found = issues_repo.list_issues(ctx.engine, ctx.workspace, filters)
     except UsageError as exc:
         found, error = [], str(exc)
+    plans = run_checklists.issue_checklists(ctx.engine, [i["id"] for i in found])
     return _page(
         request,
         session_id,
         "issues_list.html",
         issues=found,
+        plans=plans,
         filters=dict(params),
         labels=workspace_repo.list_labels(ctx.engine, ctx.workspace),
         error=error,
@@ -141,6 +144,21 @@ def issue_page(key: str, request: Request, ctx: Hub) -> HTMLResponse:
         comments=comments_repo.thread(comments),
         comment_count=len(comments),
         local_runs=local_runs_repo.list_runs(ctx.engine, ctx.workspace, key),
+        checklist=run_checklists.issue_checklist(ctx.engine, issue["id"]),
+    )
+
+
+@router.get("/issues/{key}/checklist")
+def issue_checklist_partial(key: str, request: Request, ctx: Hub) -> HTMLResponse:
+    """The issue's checklist section alone (the page swaps it in when a run updates it)."""
+    session_id = require_session(request)
+    issue = issues_repo.get_issue(ctx.engine, ctx.workspace, key)
+    return page(
+        request,
+        session_id,
+        "_issue_checklist.html",
+        issue=issue,
+        checklist=run_checklists.issue_checklist(ctx.engine, issue["id"]),
     )
 
 

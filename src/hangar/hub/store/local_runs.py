@@ -17,7 +17,10 @@ Contracts:
   the message as given: the caller (the API edge) has validated, redacted and bounded it
   (:meth:`~hangar.model.run_messages.RunMessage.prepared`), so no redaction ever runs while
   the write lock is held. Messages that may become comments get an outbox row in the same
-  transaction (see :mod:`hangar.hub.workers.outbox`).
+  transaction (see :mod:`hangar.hub.workers.outbox`), unless the caller says the message
+  may not (``comments=False``: an adopted session's history). A message carrying a committed
+  checklist update (``input.checklist``) updates the run's list in the same transaction
+  (:mod:`hangar.hub.store.run_checklists`).
 - :func:`list_messages` returns at most ``limit`` messages and stops early once their text
   passes :data:`PAGE_CHARS` (always at least one), so a page stays bounded.
 - All writes go through one lock per process (one writer per SQLite database).
@@ -38,13 +41,22 @@ from sqlalchemy.engine import Connection, Engine
 from hangar.errors import HangarError, NotFoundError, UsageError
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
-from hangar.hub.store import schema
+from hangar.hub.store import run_checklists, schema
 from hangar.hub.store.workspaces import Workspace, iso
 from hangar.hub.store.writes import transaction
-from hangar.model.run_messages import MAX_TEXT_CHARS, RunMessage, UsageEntry, bounded_text
+from hangar.model.run_messages import (
+    MAX_TEXT_CHARS,
+    RunMessage,
+    UsageEntry,
+    bounded_text,
+    checklist_of,
+)
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUSES = ("running", *sorted(TERMINAL))
+FOLLOWING = "following"
+"""An adopted session's run while hangar follows the session (:mod:`hangar.hub.adoption`):
+never swept for silence, and ended only by a ``PATCH`` to a terminal status."""
 COMMENT_MODES = ("thread", "off")
 TOKEN_PREFIX = "hgrun_"
 _COMMENT_MODES: dict[str, str] = {}
@@ -94,7 +106,31 @@ def run_json(row: Any, issue_key: str) -> dict[str, Any]:
         "startedAt": iso(row.started_at),
         "heartbeatAt": iso(row.heartbeat_at),
         "completedAt": iso(row.completed_at),
+        "checklist": run_checklists.checklist_json(row.checklist, row.id, row.cli_name),
     }
+
+
+def adoption_json(row: Any) -> dict[str, Any]:
+    """An adopted session's link (``run.adoption``): where hangar follows it."""
+    return {
+        "deviceId": row.device_id,
+        "localTaskId": row.local_task_id,
+        "runtime": row.runtime,
+        "nextIndex": row.next_index,
+        "adoptedAt": iso(row.adopted_at),
+        "syncedAt": iso(row.synced_at),
+        "lastError": row.last_error,
+    }
+
+
+def _with_adoptions(conn: Connection, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    table = schema.local_run_adoptions
+    ids = [run["id"] for run in runs]
+    rows = conn.execute(sa.select(table).where(table.c.run_id.in_(ids))).all() if ids else []
+    found = {row.run_id: adoption_json(row) for row in rows}
+    for run in runs:
+        run["adoption"] = found.get(run["id"])
+    return runs
 
 
 def message_json(row: Any) -> dict[str, Any]:
@@ -138,6 +174,10 @@ def _key_of(conn: Connection, workspace: Workspace, issue_id: str) -> str:
     return f"{workspace.key_prefix}-{number}"
 
 
+def issue_key_of(conn: Connection, workspace: Workspace, issue_id: str) -> str:
+    return _key_of(conn, workspace, issue_id)
+
+
 def _run_row(conn: Connection, run_id: str) -> Any:
     row = conn.execute(sa.select(runs_t).where(runs_t.c.id == run_id)).first()
     if row is None:
@@ -153,12 +193,14 @@ def create_run(
     mint_token: Callable[[str], str],
     *,
     started_from: str = ".",
+    status: str = "running",
+    top_comment: str | None = None,
 ) -> tuple[dict[str, Any], bool, str]:
     """Create (or find, by source+sourceKey) a run of ``issue_key``; returns (run, new, token).
 
     ``mint_token(run_id)`` is the run's token: the same for the same run id, and starting with
     :data:`TOKEN_PREFIX`. ``started_from`` is the (already redacted) folder the top comment
-    names."""
+    names; ``top_comment`` replaces the whole text of that comment."""
     cli_name = str(fields.get("cliName") or "").strip()
     if not cli_name:
         raise UsageError("cliName is required")
@@ -200,7 +242,7 @@ def create_run(
                 issue_id=issue["id"],
                 owner_id=workspace.owner_id,
                 cli_name=cli_name,
-                status="running",
+                status=status,
                 work_dir=str(fields.get("workDir") or ""),
                 context_dir=fields.get("contextDir"),
                 comments_mode=mode,
@@ -217,7 +259,7 @@ def create_run(
             engine,
             workspace,
             issue["key"],
-            f"Started local `{cli_name}` run from `{started_from}`.",
+            top_comment or f"Started local `{cli_name}` run from `{started_from}`.",
         )
         with transaction(engine) as conn:
             conn.execute(
@@ -238,7 +280,7 @@ def _checked_token(mint_token: Callable[[str], str], run_id: str) -> str:
 def get_run(engine: Engine, workspace: Workspace, run_id: str) -> dict[str, Any]:
     with engine.connect() as conn:
         row = _run_row(conn, run_id)
-        run = run_json(row, _key_of(conn, workspace, row.issue_id))
+        run = _with_adoptions(conn, [run_json(row, _key_of(conn, workspace, row.issue_id))])[0]
         usage = conn.execute(
             sa.select(schema.local_run_usage).where(schema.local_run_usage.c.run_id == run_id)
         ).all()
@@ -269,7 +311,7 @@ def list_runs(engine: Engine, workspace: Workspace, issue_key: str) -> list[dict
             .order_by(runs_t.c.started_at.desc(), runs_t.c.id)
         ).all()
         key = issue_key.upper()
-    return [run_json(row, key) for row in rows]
+        return _with_adoptions(conn, [run_json(row, key) for row in rows])
 
 
 def patch_run(
@@ -330,9 +372,12 @@ def may_become_comment(message: RunMessage) -> bool:
     return message.type == "text" and message.input.get("kind") == "codex_proposed_plan"
 
 
-def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[str, Any], bool]:
+def add_message(
+    engine: Engine, run_id: str, message: RunMessage, *, comments: bool = True
+) -> tuple[dict[str, Any], bool]:
     """Store ``message`` (validated, redacted and bounded by the caller) once per (run,
-    source, sourceKey); returns (stored message, created)."""
+    source, sourceKey); returns (stored message, created). ``comments=False``: it never
+    becomes a comment, whatever the run's comments mode."""
     where = (
         messages_t.c.run_id == run_id,
         messages_t.c.source == message.source,
@@ -365,7 +410,12 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
             "comment_id": None,
         }
         inserted = conn.execute(sa.insert(messages_t).values(**values))
-        if mode == "thread" and may_become_comment(message):
+        checklist = checklist_of(message.input)
+        if checklist is not None:
+            run_checklists.project(
+                conn, run_id, message, checklist, values["seq"], values["created_at"]
+            )
+        if comments and mode == "thread" and may_become_comment(message):
             primary_key = inserted.inserted_primary_key
             assert primary_key is not None
             conn.execute(

@@ -187,6 +187,8 @@ local_runs = sa.Table(
     sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+    # The run's current checklist, projected from its messages (hub/store/run_checklists.py).
+    sa.Column("checklist", sa.JSON, nullable=True),
     sa.UniqueConstraint(
         "workspace_id", "source", "source_key", name="uq_local_runs_workspace_source_key"
     ),
@@ -275,6 +277,35 @@ browser_sessions = sa.Table(
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
     sa.Index("ix_browser_sessions_expires_at", "expires_at"),
 )
+
+local_run_adoptions = sa.Table(
+    # A session started outside hangar, adopted into an issue as a local run (hub/adoption.py).
+    "local_run_adoptions",
+    metadata,
+    sa.Column(
+        "run_id",
+        sa.String(36),
+        sa.ForeignKey("local_runs.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("device_id", sa.String(200), nullable=False),
+    sa.Column("local_task_id", sa.String(200), nullable=False),
+    sa.Column("runtime", sa.String(100), nullable=False),
+    sa.Column("next_index", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("adopted_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("synced_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.UniqueConstraint(
+        "workspace_id", "device_id", "local_task_id", name="uq_local_run_adoptions_task"
+    ),
+)
+
 
 # --- attachments uploaded for a continued task (RW-153..156) -------------------------------
 

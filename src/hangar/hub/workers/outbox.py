@@ -3,8 +3,10 @@
 Rules (seed LR-162..LR-171), applied to a run whose ``commentsMode`` is ``thread``:
 
 - ``user_input`` becomes a reply under the run's top comment, unless it is a slash command
-  that is not commentable (``input.command`` without ``input.commentable``) or injected issue
-  context (``input.injected``). Providers never report bare slash commands at all.
+  that is not commentable (``input.command`` without ``input.commentable``), injected issue
+  context (``input.injected``) or the history of an adopted session (``input.adoptedHistory``:
+  the rules apply from the adoption on, so a turn begun before it gets no comments).
+  Providers never report bare slash commands at all.
 - ``final`` becomes a reply only when its turn (``input.turnKey``) has a commentable
   ``user_input`` in the same run. A final whose user input has not arrived yet (spool
   re-ordering) is retried for up to ``FINAL_WAIT`` seconds, then skipped.
@@ -46,7 +48,7 @@ runs_t = schema.local_runs
 
 def _commentable_user_input(message: Any) -> bool:
     data = message.input or {}
-    if data.get("injected"):
+    if data.get("injected") or data.get("adoptedHistory"):
         return False
     if data.get("command") and not data.get("commentable"):
         return False

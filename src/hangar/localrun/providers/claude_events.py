@@ -12,7 +12,11 @@ turn's last text when the message ended with ``end_turn`` (or a ``turn_duration`
 ``stop_hook_summary`` line follows) and the turn has commentable input; ``thinking`` →
 ``thinking``; ``tool_use`` → ``tool_use`` with Claude's own tool name; ``tool_result`` →
 ``tool_result`` named through ``tool_use_id``; ``message.usage`` → usage per model (by
-message id, growing counts only). sourceKeys: ``claude:session:SID:line:UUID:{user|text|final|
+message id, growing counts only). A ``TodoWrite`` call is offered to the session's checklist
+ledger (:class:`~hangar.localrun.providers.checklists.RunChecklists`) for its turn; a committed
+update rides on that ``tool_use`` as ``input.checklist`` (an invalid one does not, so the issue
+keeps its previous list; sidechain lines and sub-agent files are never read, so a child's list
+never reaches the run, CL-036). sourceKeys: ``claude:session:SID:line:UUID:{user|text|final|
 thinking:i|tool-use:ID|tool-result:ID}``.
 """
 
@@ -25,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hangar.agents.checklists import from_claude_todowrite
 from hangar.localrun.providers.base import MessageSink, UsageSink
+from hangar.localrun.providers.checklists import RunChecklists
 from hangar.model.run_messages import SOURCE_CLAUDE, MessageType, RunMessage, UsageEntry
 
 PROVIDER = "claude"
@@ -60,6 +66,7 @@ class ClaudeTranscriptTracker:
     tool_names: dict[str, str] = field(default_factory=dict)
     active_ms: int = 0
     _usage_seen: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    _checklists: RunChecklists = field(default_factory=RunChecklists)
     _turn_key: str = ""
     _turn_commentable: bool = False
     _pending: _Pending | None = None
@@ -206,14 +213,14 @@ class ClaudeTranscriptTracker:
                 name = str(block.get("name") or "unknown")
                 self.tool_names[tool_id] = name
                 tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
-                self._report(
-                    "tool_use",
-                    sid,
-                    uuid,
-                    f"tool-use:{tool_id}",
-                    tool=name,
-                    input={"tool_use_id": tool_id, "input": tool_input},
-                )
+                data: dict[str, Any] = {"tool_use_id": tool_id, "input": tool_input}
+                if name == "TodoWrite":
+                    turn = self._turn_key or sid
+                    checklist = from_claude_todowrite(tool_input)
+                    committed = self._checklists.offer(sid, turn, checklist, key=tool_id)
+                    if committed is not None:
+                        data["checklist"] = committed
+                self._report("tool_use", sid, uuid, f"tool-use:{tool_id}", tool=name, input=data)
         if end_turn and self._pending is not None and self._pending.uuid == uuid:
             self._flush(as_final=True)
 

@@ -13,8 +13,15 @@
   ``text`` ``Proposed Plan`` (kind ``codex_proposed_plan``); ``error`` notifications and failed
   turns → ``error``; ``item/tool/requestUserInput`` → ``text`` of kind ``user_input_request``;
   ``thread/tokenUsage/updated`` ``last`` → usage of the thread's model.
+- ``turn/plan/updated`` (the agent's ``update_plan``; Codex sends nothing for an update it
+  refused) → ``tool_use`` ``update_plan``, with ``input.checklist`` when the thread's checklist
+  ledger (:class:`~hangar.localrun.providers.checklists.RunChecklists`) commits it for the
+  notification's own turn. Only threads the TUI itself started, resumed or forked carry
+  checklists to the run, so a sub-agent's thread never changes its list (CL-036). The
+  notification has no id of its own: its key is its turn's key and its position among that
+  turn's plan updates.
 - sourceKeys: ``thread:T:turn:U:{user|agent|plan|tool}:ITEM[:text|:final|:start|:result]``,
-  ``thread:T:turn:U:error[:…]`` — all from Codex's own ids.
+  ``thread:T:turn:U:error[:…]``, ``thread:T:turn:U:checklist:N`` — all from Codex's own ids.
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from hangar.agents.checklist_events import codex_plan_updated
 from hangar.localrun.providers.base import MessageSink, UsageSink
+from hangar.localrun.providers.checklists import RunChecklists
 from hangar.localrun.providers.slash import parse_slash
 from hangar.model.run_messages import SOURCE_CODEX, MessageType, RunMessage, UsageEntry
 
@@ -45,6 +54,7 @@ def _text_of(content: Any) -> str:
 class _Turn:
     commentable: bool = False
     pending_agent: dict[str, Any] | None = None
+    plan_updates: int = 0
 
 
 @dataclass
@@ -56,6 +66,9 @@ class CodexEventMapper:
     models: dict[str, str] = field(default_factory=dict)
     _pending_starts: dict[str, bool] = field(default_factory=dict)
     _turns: dict[tuple[str, str], _Turn] = field(default_factory=dict)
+    own_threads: set[str] = field(default_factory=set)
+    """Threads the TUI started, resumed or forked itself (their responses named them)."""
+    _checklists: RunChecklists = field(default_factory=lambda: RunChecklists(native_source=True))
 
     # -- frames ---------------------------------------------------------------------------
     def client_frame(self, text: str) -> None:
@@ -90,6 +103,8 @@ class CodexEventMapper:
             self._turn_completed(thread_id, params.get("turn") or {})
         elif method == "thread/tokenUsage/updated":
             self._usage(thread_id, params.get("tokenUsage") or {})
+        elif method == "turn/plan/updated":
+            self._plan_updated(thread_id, turn_id, params)
         elif method == "model/rerouted":
             model = params.get("toModel") or params.get("model")
             if model:
@@ -123,6 +138,8 @@ class CodexEventMapper:
             return
         thread = result.get("thread") or {}
         self._learn_thread(thread, helper=helper or bool(thread.get("ephemeral")))
+        if not helper and thread.get("id") and str(thread["id"]) in self.main_threads:
+            self.own_threads.add(str(thread["id"]))
         if result.get("model") and thread.get("id"):
             self.models[str(thread["id"])] = str(result["model"])
 
@@ -266,6 +283,29 @@ class CodexEventMapper:
             error = turn.get("error") or {}
             message = str(error.get("message") if isinstance(error, dict) else error)
             self._emit("error", thread_id, turn_id, "error:turn", content=message)
+
+    def _plan_updated(self, thread_id: str, turn_id: str, params: dict[str, Any]) -> None:
+        turn = self._turn(thread_id, turn_id)
+        turn.plan_updates += 1
+        data: dict[str, Any] = {
+            "plan": params.get("plan"),
+            "explanation": params.get("explanation"),
+        }
+        update = codex_plan_updated(params)
+        if update is not None and thread_id in self.own_threads:
+            committed = self._checklists.offer(
+                thread_id, update.turn, update.checklist, native=True
+            )
+            if committed is not None:
+                data["checklist"] = committed
+        self._emit(
+            "tool_use",
+            thread_id,
+            turn_id,
+            f"checklist:{turn.plan_updates}",
+            tool="update_plan",
+            input=data,
+        )
 
     def _usage(self, thread_id: str, usage: dict[str, Any]) -> None:
         last = usage.get("last") or {}
