@@ -67,3 +67,28 @@ def test_a_damaged_stored_body_is_read_again(isolated_home: Path, hangar_home: P
         conn.execute("UPDATE usage_files SET body = x'c1ff00'")
     again, read_again = _count("model")
     assert read_again == 3 and again == first
+
+
+def test_a_sub_agents_new_calls_are_counted_although_the_session_file_did_not_change(
+    isolated_home: Path, hangar_home: Path
+) -> None:
+    _claude_home(isolated_home)
+    session = isolated_home / ".claude" / "projects" / "-srv-p"
+    folder = session / "11111111-2222-4333-8444-555555555555" / "subagents"
+    _write(
+        folder / "agent-a1.jsonl",
+        [_claude_message("msg_s1", "2026-05-12T09:01:00.000Z", 3, "text")],
+    )
+    first, _ = _count("model")
+    _write(
+        folder / "agent-a1.jsonl",
+        [
+            _claude_message("msg_s1", "2026-05-12T09:01:00.000Z", 3, "text"),
+            _claude_message("msg_s2", "2026-05-12T09:02:00.000Z", 4, "text"),
+        ],
+    )
+    again, read_again = _count("model")
+    assert read_again == 1
+    calls = {r["key"]: r["calls"] for r in again["rows"]}  # type: ignore[union-attr]
+    assert calls["claude-sonnet-4-5"] == 2 + 2
+    assert {r["key"]: r["calls"] for r in first["rows"]}["claude-sonnet-4-5"] == 2 + 1  # type: ignore[union-attr]

@@ -199,3 +199,32 @@ def test_a_fifo_named_like_a_session_is_skipped(isolated_home: Path) -> None:
     from hangar.agents.usage_scan import read_regular
 
     assert read_regular(folder / "22222222-2222-4333-8444-555555555555.jsonl") is None
+
+
+def test_an_older_codex_count_without_a_running_total_still_counts(isolated_home: Path) -> None:
+    """Early ``token_count`` events carry only ``last_token_usage``: each is a call."""
+    day = isolated_home / ".codex" / "sessions" / "2026" / "05" / "13"
+    thread = "0199aaaa-0000-7000-8000-00000000000c"
+    last = _counts(0, 70)["last_token_usage"]
+    _write(
+        day / f"rollout-2026-05-13T10-00-00-{thread}.jsonl",
+        [
+            _meta(thread, "2026-05-13T10:00:00.000Z"),
+            _turn("2026-05-13T10:00:01.000Z", "gpt-5-codex"),
+            *[
+                {
+                    "timestamp": f"2026-05-13T10:00:0{n}.000Z",
+                    "type": "event_msg",
+                    "payload": {"type": "token_count", "info": {"last_token_usage": last}},
+                }
+                for n in (2, 3)
+            ],
+        ],
+    )
+    executor = Executor.open(launcher=NoLauncher())
+    try:
+        report = executor.handle("runtime.usage.summary", {"by": "model"})
+    finally:
+        executor.close()
+    (row,) = report["rows"]
+    assert row["calls"] == 2 and row["totalTokens"] == 2 * 70

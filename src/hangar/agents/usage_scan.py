@@ -41,6 +41,32 @@ def read_regular(path: Path) -> bytes | None:
         os.close(fd)
 
 
+def companion_folder(path: Path) -> Path:
+    """Where an agent keeps a session's sub-agent transcripts (Claude Code:
+    ``<session>/subagents/`` beside ``<session>.jsonl``): their calls are the session's own."""
+    return path.with_name(path.name.split(".")[0]) / "subagents"
+
+
+def companion_signature(path: str) -> str:
+    """The stat of every ``*.jsonl`` in :func:`companion_folder` (empty when there is none):
+    part of a session's usage signature, so a sub-agent's new calls are counted although the
+    session file itself did not change."""
+    folder = companion_folder(Path(path))
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return ""
+    parts = []
+    for entry in entries:
+        if entry.name.endswith(".jsonl"):
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            parts.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+    return "|".join(parts)
+
+
 def lines_with(data: bytes, *markers: bytes) -> Iterator[bytes]:
     """Every complete line of ``data`` that contains one of ``markers``, in file order (an
     unfinished last line, still being written, is left out)."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.registry import agent
+from hangar.agents.usage_scan import companion_signature
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.prices import Price, PriceTable
 from hangar.executor.usage_files import FileUsage, Sums, UsageFiles, add_tokens
@@ -141,6 +142,9 @@ class UsageCounter:
             return None
         cache_key = self.cache_key(row)
         signature = f"{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+        companions = companion_signature(row["source_path"])
+        if companions:
+            signature += "|" + companions
         known = self.files.get(cache_key, signature)
         if known is not None:
             return known

@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 
 from hangar.agents.base import AgentStore, SessionSource
-from hangar.agents.usage_scan import lines_with, read_regular
+from hangar.agents.usage_scan import companion_folder, lines_with, read_regular
 from hangar.model import TokenUse, UsageEvent
 
 
@@ -60,7 +60,7 @@ _DECODE = msgspec.json.Decoder(_Line).decode
 
 
 def _files(path: Path) -> list[Path]:
-    folder = path.with_name(path.name.split(".")[0]) / "subagents"
+    folder = companion_folder(path)
     extra = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     return [path, *extra]
 

@@ -108,7 +108,7 @@ def scan_usage(store: AgentStore, source: SessionSource) -> Iterator[UsageEvent]
     model: str | None = None
     has_records = b'"token_usage_record"' in data
     marker = b'"token_usage_record"' if has_records else b'"token_count"'
-    last_total = -1
+    last_total: int | None = None
     for line in _lines(data, marker):
         payload = line.payload
         if payload is None:
@@ -126,9 +126,12 @@ def scan_usage(store: AgentStore, source: SessionSource) -> Iterator[UsageEvent]
             yield UsageEvent(key, line.timestamp, model, payload.usage.tokens())
         elif not has_records and payload.type == "token_count" and payload.info is not None:
             info = payload.info
-            total = info.total_token_usage.total_tokens if info.total_token_usage else -1
-            if info.last_token_usage is None or total == last_total:
+            if info.last_token_usage is None:
                 continue
+            total = info.total_token_usage.total_tokens if info.total_token_usage else None
+            if total is not None and total == last_total:
+                continue  # the same count again (Codex repeats it for rate-limit updates)
             last_total = total
-            key = f"codex-count:{line.timestamp}:{total}"
+            running = total if total is not None else f"last{info.last_token_usage.total_tokens}"
+            key = f"codex-count:{line.timestamp}:{running}"
             yield UsageEvent(key, line.timestamp, model, info.last_token_usage.tokens())
