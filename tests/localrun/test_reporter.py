@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import stat
+import threading
 import time
 from pathlib import Path
 
 from hangar.localrun.environment import RunBinding, build_child_env
-from hangar.localrun.hub_api import InMemoryRunApi
+from hangar.localrun.hub_api import HubRejected, InMemoryRunApi
 from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.redact import redact_text, redact_value
 from hangar.localrun.reporter import RETRY_DELAYS, RunReporter, UsageReporter
@@ -47,6 +48,58 @@ def test_posts_in_order_and_deduplicates(tmp_path: Path) -> None:
     assert reporter.stats.deduplicated == 1
 
 
+def test_backlog_goes_in_order_batches_and_waits_when_asked(tmp_path: Path) -> None:
+    """LR-159: what is queued goes out together in order; ``wait_when_full`` holds the
+    provider back instead of spooling (the spool would lose the order of a flood)."""
+    api = api_with_run()
+    gate = threading.Event()
+    original = api.post_messages
+
+    def slow_batches(run_id: str, batch: list[dict[str, object]]) -> list[bool]:
+        gate.wait(5)
+        return original(run_id, batch)
+
+    api.post_messages = slow_batches  # type: ignore[method-assign]
+    spool = Spool(tmp_path / "spool")
+    reporter = RunReporter(api, "r1", spool, queue_size=8, wait_when_full=True, batch_size=50)
+    opener = threading.Timer(0.3, gate.set)
+    opener.start()
+    for n in range(1, 201):
+        reporter.report(message(n))
+    assert reporter.close(timeout=10) == 0
+    assert [m["content"] for m in api.messages["r1"]] == [f"m{n}" for n in range(1, 201)]
+    assert reporter.stats.spooled == 0 and reporter.stats.posted == 200
+    assert api.calls.count("post_messages") < 200
+
+
+def test_a_refused_batch_is_resent_one_by_one(tmp_path: Path) -> None:
+    """One message the hub refuses does not cost the others of its batch."""
+    api = api_with_run()
+
+    def refuse(run_id: str, batch: list[dict[str, object]]) -> list[bool]:
+        raise HubRejected(status=400, error_code="bad_request", problem="messages[1]: bad")
+
+    api.post_messages = refuse  # type: ignore[method-assign]
+    gate = threading.Event()
+    single = api.post_message
+
+    def held(run_id: str, payload: dict[str, object]) -> bool:
+        gate.wait(5)
+        if payload["content"] == "m2":
+            raise HubRejected(status=400, error_code="bad_request", problem="bad")
+        return single(run_id, payload)
+
+    api.post_message = held  # type: ignore[method-assign]
+    reporter = RunReporter(api, "r1", Spool(tmp_path / "spool"))
+    reporter.report(message(0))  # the poster holds this one while the rest queue up
+    for n in range(1, 4):
+        reporter.report(message(n))
+    gate.set()
+    assert reporter.close(timeout=5) == 0
+    assert [m["content"] for m in api.messages["r1"]] == ["m0", "m1", "m3"]
+    assert reporter.stats.rejected == 1
+
+
 def test_hub_down_spools_then_resends_exactly_once(tmp_path: Path) -> None:
     """Nothing lost: retries, then an atomic 0600 file per message, re-sent when back."""
     api = api_with_run()
@@ -60,7 +113,8 @@ def test_hub_down_spools_then_resends_exactly_once(tmp_path: Path) -> None:
     run_dir = spool.run_dir("r1")
     assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in run_dir.iterdir())
-    assert api.calls.count("post_message") >= 4  # first try + 3 retries
+    posts = api.calls.count("post_message") + api.calls.count("post_messages")
+    assert posts >= 4  # first try + 3 retries (a queued backlog goes as one batch)
     api.online = True
     wait_for(lambda: len(api.messages.get("r1", [])) == 5)
     reporter.report(message(6))

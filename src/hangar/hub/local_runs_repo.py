@@ -9,7 +9,8 @@ Contracts:
   or ``cancelled`` its status, exit code and error never change again (terminal is sticky).
 - :func:`add_message` stores a message once per (run, source, sourceKey) with the next per-run
   ``seq``; it returns ``created=False`` (and the stored message) for a duplicate. Content is
-  redacted again here. Messages that may become comments get an outbox row in the same
+  redacted again here. :func:`add_messages` does the same for a list, in order, in one
+  transaction. Messages that may become comments get an outbox row in the same
   transaction (see :mod:`hangar.hub.outbox`).
 - All writes go through one lock per process (one writer per SQLite database).
 """
@@ -287,17 +288,19 @@ def may_become_comment(message: RunMessage) -> bool:
 
 def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[str, Any], bool]:
     """Store ``message`` once per (run, source, sourceKey); returns (stored message, created)."""
-    if message.type not in MESSAGE_TYPES:
-        raise UsageError(f"unknown message type {message.type!r}")
-    where = (
-        messages_t.c.run_id == run_id,
-        messages_t.c.source == message.source,
-        messages_t.c.source_key == message.source_key,
-    )
+    return add_messages(engine, run_id, [message])[0]
+
+
+def add_messages(
+    engine: Engine, run_id: str, messages: list[RunMessage]
+) -> list[tuple[dict[str, Any], bool]]:
+    """Store several messages in order, in one transaction (one commit for the batch), each
+    once per (run, source, sourceKey); returns (stored message, created) for each."""
+    for message in messages:
+        if message.type not in MESSAGE_TYPES:
+            raise UsageError(f"unknown message type {message.type!r}")
+    results: list[tuple[dict[str, Any], bool]] = []
     with _WRITE_LOCK, engine.begin() as conn:
-        existing = conn.execute(sa.select(messages_t).where(*where)).first()
-        if existing is not None:
-            return message_json(existing), False
         mode = _COMMENT_MODES.get(run_id)
         if mode is None:
             mode = _COMMENT_MODES[run_id] = str(_run_row(conn, run_id).comments_mode)
@@ -306,32 +309,51 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
                 messages_t.c.run_id == run_id
             )
         ).scalar_one()
-        values: dict[str, Any] = {
-            "run_id": run_id,
-            "seq": seq + 1,
-            "type": message.type,
-            "tool": message.tool,
-            "content": redact_text(message.content),
-            "input": redact_value(message.input) or None,
-            "output": redact_text(message.output) if message.output is not None else None,
-            "source": message.source,
-            "source_key": message.source_key,
-            "created_at": now(),
-            "comment_id": None,
-        }
-        inserted = conn.execute(sa.insert(messages_t).values(**values))
-        if mode == "thread" and may_become_comment(message):
-            primary_key = inserted.inserted_primary_key
-            assert primary_key is not None
-            conn.execute(
-                sa.insert(schema.local_run_outbox).values(
-                    message_id=primary_key[0],
-                    run_id=run_id,
-                    status="pending",
-                    next_attempt_at=values["created_at"],
+        for message in messages:
+            existing = conn.execute(
+                sa.select(messages_t).where(
+                    messages_t.c.run_id == run_id,
+                    messages_t.c.source == message.source,
+                    messages_t.c.source_key == message.source_key,
                 )
+            ).first()
+            if existing is not None:
+                results.append((message_json(existing), False))
+                continue
+            seq += 1
+            results.append((_insert_message(conn, run_id, seq, message, mode), True))
+    return results
+
+
+def _insert_message(
+    conn: Connection, run_id: str, seq: int, message: RunMessage, mode: str
+) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "run_id": run_id,
+        "seq": seq,
+        "type": message.type,
+        "tool": message.tool,
+        "content": redact_text(message.content),
+        "input": redact_value(message.input) or None,
+        "output": redact_text(message.output) if message.output is not None else None,
+        "source": message.source,
+        "source_key": message.source_key,
+        "created_at": now(),
+        "comment_id": None,
+    }
+    inserted = conn.execute(sa.insert(messages_t).values(**values))
+    if mode == "thread" and may_become_comment(message):
+        primary_key = inserted.inserted_primary_key
+        assert primary_key is not None
+        conn.execute(
+            sa.insert(schema.local_run_outbox).values(
+                message_id=primary_key[0],
+                run_id=run_id,
+                status="pending",
+                next_attempt_at=values["created_at"],
             )
-    return message_json(SimpleNamespace(**values)), True
+        )
+    return message_json(SimpleNamespace(**values))
 
 
 def list_messages(

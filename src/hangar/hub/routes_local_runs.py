@@ -13,6 +13,8 @@ Shapes (camelCase JSON):
   cacheReadTokens, cacheWriteTokens}]}`` (cumulative) → run.
 - ``POST /api/local-runs/{runId}/messages`` ``{type, source, sourceKey, content?, tool?, input?,
   output?}`` → 201 with the stored message (``seq``…) or 200 with the one stored before.
+- ``POST /api/local-runs/{runId}/messages/batch`` ``{messages: [message, …≤500]}`` → 200
+  ``{results: [{seq, created}]}``: the same, in order, in one transaction.
 - ``GET /api/local-runs/{runId}/messages?since=SEQ&limit=N`` → ``{messages, nextSince}``.
 
 Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {runId, seq}``.
@@ -34,6 +36,7 @@ from hangar.hub.context import Hub, HubContext
 from hangar.localrun.messages import RunMessage
 
 router = APIRouter(prefix="/api", tags=["local runs"])
+MAX_BATCH = 500
 
 
 class _Body(BaseModel):
@@ -134,6 +137,27 @@ def add_message(run_id: str, body: MessageIn, ctx: Hub) -> JSONResponse:
     if created:
         ctx.events.publish("local_run.message", {"runId": run_id, "seq": stored["seq"]})
     return JSONResponse(stored, status_code=201 if created else 200)
+
+
+class MessageBatch(_Body):
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_BATCH)
+
+
+@router.post("/local-runs/{run_id}/messages/batch", summary="Add run messages in order")
+def add_message_batch(run_id: str, body: MessageBatch, ctx: Hub) -> dict[str, Any]:
+    parsed = []
+    for index, item in enumerate(body.messages):
+        data = item.model_dump()
+        data["input"] = data.get("input") or {}
+        try:
+            parsed.append(RunMessage.from_json(data))
+        except ValueError as exc:
+            raise UsageError(f"messages[{index}]: {exc}") from None
+    stored = repo.add_messages(ctx.engine, run_id, parsed)
+    for message, created in stored:
+        if created:
+            ctx.events.publish("local_run.message", {"runId": run_id, "seq": message["seq"]})
+    return {"results": [{"seq": message["seq"], "created": created} for message, created in stored]}
 
 
 @router.get("/local-runs/{run_id}/messages", summary="Run messages after seq `since`")

@@ -1,4 +1,10 @@
-"""The single provider registry (LR-122): built-ins register here exactly as plugins will."""
+"""The single provider registry (LR-122): built-ins register here; plugins are found next.
+
+:func:`provider_for` looks up, in the seed's order (LR-138): the built-ins registered here,
+then the provider plugins of ``config.toml`` and ``$HANGAR_HOME/localrun-providers/``
+(:mod:`hangar.localrun.plugins`). A plugin that claims a built-in's name, or two plugins with one
+name, make the lookup of that name an error naming the manifests (LR-139).
+"""
 
 from __future__ import annotations
 
@@ -42,10 +48,21 @@ def executable_name(arg0: str) -> str:
 
 def provider_for(arg0: str) -> type[Provider]:
     """The provider running ``arg0``; a clear error naming the supported CLIs otherwise."""
+    from hangar.localrun.plugins import provider as plugins  # keeps built-in-only imports small
+
     name = executable_name(arg0)
     known = providers()
     for provider in known.values():
         if name in provider.executables:
+            plugins.refuse_clash(name)
             return provider
+    plugin = plugins.plugin_provider_for(name)
+    if plugin is not None:
+        return plugin
     supported = ", ".join(sorted(e for p in known.values() for e in p.executables))
-    raise UsageError(f"no local-run provider for `{name}` yet; supported: {supported}")
+    installed = plugins.plugin_names()
+    extra = f"; plugins: {', '.join(installed)}" if installed else ""
+    raise UsageError(
+        f"no local-run provider for `{name}` yet; supported: {supported}{extra} "
+        "(add one with `hangar local-run provider install DIR`)"
+    )
