@@ -295,7 +295,10 @@ def add_messages(
     engine: Engine, run_id: str, messages: list[RunMessage]
 ) -> list[tuple[dict[str, Any], bool]]:
     """Store several messages in order, in one transaction (one commit for the batch), each
-    once per (run, source, sourceKey); returns (stored message, created) for each."""
+    once per (run, source, sourceKey); returns (stored message, created) for each.
+
+    The batch's keys are looked up in one query and new rows go in with one executemany, so a
+    batch costs a few statements, not a few per message."""
     for message in messages:
         if message.type not in MESSAGE_TYPES:
             raise UsageError(f"unknown message type {message.type!r}")
@@ -309,26 +312,42 @@ def add_messages(
                 messages_t.c.run_id == run_id
             )
         ).scalar_one()
+        known = _existing(conn, run_id, messages)
+        pending: list[dict[str, Any]] = []
         for message in messages:
-            existing = conn.execute(
-                sa.select(messages_t).where(
-                    messages_t.c.run_id == run_id,
-                    messages_t.c.source == message.source,
-                    messages_t.c.source_key == message.source_key,
-                )
-            ).first()
-            if existing is not None:
-                results.append((message_json(existing), False))
+            key = (message.source, message.source_key)
+            if key in known:
+                results.append((message_json(known[key]), False))
                 continue
             seq += 1
-            results.append((_insert_message(conn, run_id, seq, message, mode), True))
+            values = _message_values(run_id, seq, message)
+            if mode == "thread" and may_become_comment(message):
+                _flush(conn, pending)
+                _insert_with_outbox(conn, run_id, values)
+            else:
+                pending.append(values)
+            known[key] = SimpleNamespace(**values)
+            results.append((message_json(known[key]), True))
+        _flush(conn, pending)
     return results
 
 
-def _insert_message(
-    conn: Connection, run_id: str, seq: int, message: RunMessage, mode: str
-) -> dict[str, Any]:
-    values: dict[str, Any] = {
+def _existing(conn: Connection, run_id: str, messages: list[RunMessage]) -> dict[Any, Any]:
+    keys = sorted({m.source_key for m in messages})
+    found: dict[Any, Any] = {}
+    for start in range(0, len(keys), 500):  # stay under SQLite's bound-parameter limit
+        rows = conn.execute(
+            sa.select(messages_t).where(
+                messages_t.c.run_id == run_id,
+                messages_t.c.source_key.in_(keys[start : start + 500]),
+            )
+        ).all()
+        found.update({(row.source, row.source_key): row for row in rows})
+    return found
+
+
+def _message_values(run_id: str, seq: int, message: RunMessage) -> dict[str, Any]:
+    return {
         "run_id": run_id,
         "seq": seq,
         "type": message.type,
@@ -341,19 +360,26 @@ def _insert_message(
         "created_at": now(),
         "comment_id": None,
     }
+
+
+def _flush(conn: Connection, pending: list[dict[str, Any]]) -> None:
+    if pending:
+        conn.execute(sa.insert(messages_t), pending)
+        pending.clear()
+
+
+def _insert_with_outbox(conn: Connection, run_id: str, values: dict[str, Any]) -> None:
     inserted = conn.execute(sa.insert(messages_t).values(**values))
-    if mode == "thread" and may_become_comment(message):
-        primary_key = inserted.inserted_primary_key
-        assert primary_key is not None
-        conn.execute(
-            sa.insert(schema.local_run_outbox).values(
-                message_id=primary_key[0],
-                run_id=run_id,
-                status="pending",
-                next_attempt_at=values["created_at"],
-            )
+    primary_key = inserted.inserted_primary_key
+    assert primary_key is not None
+    conn.execute(
+        sa.insert(schema.local_run_outbox).values(
+            message_id=primary_key[0],
+            run_id=run_id,
+            status="pending",
+            next_attempt_at=values["created_at"],
         )
-    return message_json(SimpleNamespace(**values))
+    )
 
 
 def list_messages(

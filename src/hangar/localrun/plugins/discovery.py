@@ -14,6 +14,7 @@ the ``name`` of each manifest; the full validation happens when a plugin is used
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +147,7 @@ def _config_entries(config_path: Path) -> tuple[list[PluginEntry], list[PluginCo
         path = Path(manifest).expanduser()
         if not path.is_absolute():
             path = config_path.parent / path
+        path = Path(os.path.normpath(path))
         if path.is_dir():
             path = path / MANIFEST_NAME
         claimed = manifest_name(path)
