@@ -331,10 +331,8 @@ def _check_run(report: KitReport, run: KitRunRecord, manifest: PluginManifest) -
         run.duplicates == 0,
         "no key repeated" if run.duplicates == 0 else f"{run.duplicates} repeated keys",
     )
-    has_usage = bool(run.recorder.usage)
-    if manifest.capabilities.usage:
-        report.add(f"{name}: usage", has_usage, "usage events" if has_usage else "none written")
-    else:
+    if not manifest.capabilities.usage:
+        has_usage = bool(run.recorder.usage)
         report.add(
             f"{name}: usage",
             not has_usage,
@@ -444,6 +442,9 @@ def check_plugin(folder: Path, spec: KitSpec | None = None) -> KitReport:
         _check_run(report, run, manifest)
     if manifest.capabilities.structured_events:
         _check_stability(report, runs[0], runs[1])
+    if manifest.capabilities.usage:
+        counted = sum(len(run.recorder.usage) for run in report.runs)
+        report.add("usage", counted > 0, f"{counted} usage events" if counted else "none written")
     _check_hub(report, hub)
     if manifest.capabilities.native_plan_handoff and discussion:
         _check_handoff(report, discussion[0], discussion[1] if len(discussion) > 1 else None)
