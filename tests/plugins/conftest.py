@@ -45,7 +45,10 @@ def manifest(name: str, **overrides: Any) -> dict[str, Any]:
 
 
 def write_plugin(
-    folder: Path, name: str, steps: Sequence[str] = (), adapter: str | None = None,
+    folder: Path,
+    name: str,
+    steps: Sequence[str] = (),
+    adapter: str | None = None,
     **overrides: Any,
 ) -> Path:
     """A plugin folder: ``provider.json`` and ``adapter``, a shell script that runs the scripted

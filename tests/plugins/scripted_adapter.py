@@ -28,6 +28,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 
 def channel(name: str, default: int) -> int:
@@ -124,8 +125,7 @@ def main(steps: list[str]) -> int:
             if b'"cancelled"' in frame:
                 return 0
         elif name == "pid":
-            with open(value, "w") as handle:
-                handle.write(str(os.getpid()))
+            Path(value).write_text(str(os.getpid()))
         elif name == "ignore-int":
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         elif name == "forever":

@@ -69,9 +69,11 @@ def read(tmp_path: Path, chunks: list[bytes], allow_handoff: bool = False) -> tu
 def test_garbage_half_lines_and_huge_lines_are_skipped_not_fatal(tmp_path: Path) -> None:
     """Bad input: garbage, wrong types, unknown types, invalid UTF-8, a 10 MB line, a line
     split across writes, a last line without newline — valid events all arrive, in order."""
-    big = b'{"type": "text", "source": "s", "source_key": "big", "content": "' + b"x" * (
-        10 * 1024 * 1024
-    ) + b'"}\n'
+    big = (
+        b'{"type": "text", "source": "s", "source_key": "big", "content": "'
+        + b"x" * (10 * 1024 * 1024)
+        + b'"}\n'
+    )
     chunks = [
         text("1") + b"\n",
         b"this is not json\n",
@@ -119,7 +121,7 @@ def test_session_and_handoff_events(tmp_path: Path) -> None:
     """LR-148: handoff_ready only where the protocol has it (v2 + native_plan_handoff)."""
     handoff = b'{"type": "handoff_ready", "handoff_id": "h1", "plan_source_key": "p"}\n'
     session = b'{"type": "session", "session_id": "S-1"}\n'
-    collect, stats, log = read(tmp_path, [session, handoff])
+    collect, stats, _ = read(tmp_path, [session, handoff])
     assert collect.sessions == ["S-1"] and collect.handoffs == []
     assert stats.invalid == 1 and "needs protocol v2" in (stats.first_invalid or "")
     collect, stats, _ = read(tmp_path, [session, handoff], allow_handoff=True)

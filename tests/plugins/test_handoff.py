@@ -54,8 +54,8 @@ class HubBinder:
         plan = next(m for m in self.discussion.messages if m.source_key == request.plan_source_key)
         issue = self.hub.ok("POST", "/api/issues",
                             {"title": "Retry the upload", "description": plan.content})  # fmt: skip
-        run = self.api.create_run(issue["key"], {"cliName": "planner", "source": "hangar-cli",
-                                                 "sourceKey": f"discussion:{request.handoff_id}"})  # fmt: skip
+        body = {"cliName": "planner", "sourceKey": f"discussion:{request.handoff_id}"}
+        run = self.api.create_run(issue["key"], body)
         reporter = RunReporter(self.api, str(run["id"]), self.spool, wait_when_full=True)
         usage = UsageReporter(self.api, str(run["id"]), self.spool)
         self.reporters += [reporter, usage]

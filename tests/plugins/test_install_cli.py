@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +38,7 @@ def test_install_list_run_lookup_and_remove(
     assert done.exit_code == 0, done.output
     assert "Installed Scripted grok as `grok`" in done.output
     installed = hangar_home / "localrun-providers" / "grok"
-    assert os.stat(installed / "adapter").st_mode & stat.S_IXUSR
+    assert (installed / "adapter").stat().st_mode & stat.S_IXUSR
     assert (installed / "helper-link").read_text() == "data"
     assert not (installed / "helper-link").is_symlink()  # copied as what it points to
     assert not (installed / ".git").exists()

@@ -86,8 +86,9 @@ def test_a_v2_adapter_with_handoff_and_a_terminal(plugin_factory: Callable[..., 
     report = check_plugin(folder, load_kit_spec(folder / "kit.json", folder))
     found = {check.name: check.ok for check in report.checks}
     assert all(found.values()), report.lines()
-    assert {"handoff_ready sent", "handoff_decision delivered",
-            "exit after a cancelled handoff", "discussion run: exit code"} <= set(found)  # fmt: skip
+    expected = {"handoff_ready sent", "handoff_decision delivered",
+                "exit after a cancelled handoff", "discussion run: exit code"}  # fmt: skip
+    assert expected <= set(found)
     discussion = next(run for run in report.runs if run.label == "discussion run")
     assert [m.source_key for m in discussion.recorder.messages][:2] == ["d1:user", "d1:final"]
 

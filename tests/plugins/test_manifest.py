@@ -120,7 +120,9 @@ def test_a_command_that_escapes_or_cannot_run(tmp_path: Path) -> None:
     path.write_text(json.dumps(manifest("p", command="link")))
     assert "leads outside the plugin folder" in problems_of(path)[0][1]
     path.write_text(json.dumps(manifest("p", command="missing")))
-    assert problems_of(path) == [("command", f"'missing' does not exist in {path.parent.resolve()}")]
+    assert problems_of(path) == [
+        ("command", f"'missing' does not exist in {path.parent.resolve()}")
+    ]
     (path.parent / "adapter").chmod(0o644)
     path.write_text(json.dumps(manifest("p")))
     assert problems_of(path) == [("command", "'./adapter' is not executable (chmod +x it)")]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -142,7 +141,7 @@ def test_ctrl_c_ends_an_adapter_that_never_exits(
     adapter = int(pid_file.read_text())
     started = time.monotonic()
     process.send_signal(signal.SIGINT)  # what Ctrl+C sends to hangar's process group
-    out, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=60)
     assert process.returncode == 128 + signal.SIGTERM, err
     assert time.monotonic() - started < 20
     assert not Path(f"/proc/{adapter}").exists()
@@ -195,4 +194,4 @@ def test_a_flood_of_100000_events_is_stored_once_in_order(
     assert [m["seq"] for m in messages] == list(range(1, 100_001))
     assert [m["sourceKey"] for m in messages] == [f"flood:{i}" for i in range(1, 100_001)]
     assert not list((home / "local-run-spool").glob("*/*.json"))
-    assert os.path.getsize(home / "logs" / "local-runs" / f"{run['id']}.log") < 10_000
+    assert (home / "logs" / "local-runs" / f"{run['id']}.log").stat().st_size < 10_000

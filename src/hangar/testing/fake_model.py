@@ -7,8 +7,10 @@ SSE (no ``Content-Length``; the connection closes after the stream); a Chat Comp
 without ``stream: true`` gets one JSON ``chat.completion`` instead. Anything else is a clear
 4xx: unknown route 404, wrong method 405, bad JSON or a missing field 400.
 
-Reply and tool-call ids carry the request's ``seq``; :meth:`FakeModelServer.load` with
-``restart_ids=True`` counts them from 1 again, so two runs of one scenario see the same ids.
+Reply and tool-call ids carry the request's ``seq``; after :meth:`FakeModelServer.load` with
+``restart_ids=True`` they count the scenario's model requests from 1 instead (requests a CLI
+makes besides, such as probing for routes, do not count), so two runs of one scenario see the
+same ids.
 
 Every request is appended to the JSONL request log: ``{seq, time, client, method, path,
 api, kind, turn, status, headers, body, tools}`` with API keys redacted. ``kind`` is
@@ -112,7 +114,8 @@ class FakeModelServer:
         self.request_log = request_log
         self.script = Script()
         self._seq = 0
-        self._id_base = 0
+        self._replies: int | None = None
+        """Model requests since a ``restart_ids`` load (``None``: ids follow ``seq``)."""
         self._log_lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = ThreadingHTTPServer((host, port), handler)
@@ -133,9 +136,8 @@ class FakeModelServer:
         """Play ``scenario`` from its first turn on the next request; ``restart_ids`` makes
         reply and tool-call ids count from 1 again (identical runs, identical ids)."""
         self.script.load(scenario)
-        if restart_ids:
-            with self._log_lock:
-                self._id_base = self._seq
+        with self._log_lock:
+            self._replies = 0 if restart_ids else None
 
     def start(self) -> None:
         self._thread.start()
@@ -157,7 +159,10 @@ class FakeModelServer:
         """Decide the answer: ``(kind, turn index or None, reply)``; raises RequestRejected
         with the scripted status for an error turn."""
         tools = offered_tools(api, body)
-        seq -= self._id_base
+        with self._log_lock:
+            if self._replies is not None:
+                self._replies += 1
+                seq = self._replies
         script = self.script
         with script.lock:
             if not tools:

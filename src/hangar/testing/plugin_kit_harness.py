@@ -9,13 +9,16 @@ the adapter deterministically::
                                              # hangar.testing.scenarios, a file relative to the
                                              # plugin folder, or an inline mapping)
       "env": {"GROK_BASE_URL": "{model_url}/v1", "HOME": "{tmp}/home"},
+      "files": {"{tmp}/home/.cli/config.yaml": "base_url: {model_url}/v1\n"},  # per run
       "issue": {"args": ["RUN: echo hi"], "expect_exit": 0, "timeout": 120,
                 "steps": [{"expect": "> $", "send": "hello\\r"}]},   # steps: PTY adapters
       "discussion": {"args": [], "steps": []}   # v2 only; defaults to "issue"
     }
 
-Placeholders in ``env`` values, ``args`` and ``send``: ``{model_url}`` (the kit's fake model,
-``http://127.0.0.1:PORT``), ``{tmp}`` (a fresh folder per run), ``{plugin_dir}``.
+Placeholders in ``env`` values, ``files`` (paths and text), ``args`` and ``send``:
+``{model_url}`` (the kit's fake model, ``http://127.0.0.1:PORT``), ``{tmp}`` (a fresh folder
+per run), ``{plugin_dir}``. ``files`` are written before each run and must lie inside
+``{tmp}``.
 """
 
 from __future__ import annotations
@@ -76,8 +79,19 @@ class KitRun:
 class KitSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     scenario: Scenario | None = None
+    files: Mapping[str, str] = field(default_factory=dict)
     issue: KitRun = field(default_factory=KitRun)
     discussion: KitRun | None = None
+
+    def write_files(self, values: Mapping[str, str]) -> None:
+        """Write ``files`` for one run (paths and text expanded with ``values``)."""
+        root = Path(values["tmp"]).resolve()
+        for name, text in self.files.items():
+            target = Path(expand(name, values)).resolve()
+            if not target.is_relative_to(root):
+                raise UsageError(f"kit file {name} leads outside the run's folder")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(expand(text, values), encoding="utf-8")
 
 
 def _run_of(raw: Any, where: str) -> KitRun:
@@ -112,12 +126,17 @@ def load_kit_spec(path: Path | None, folder: Path) -> KitSpec:
         raise UsageError(f"{path}: cannot read the kit spec: {exc}") from None
     if not isinstance(raw, dict):
         raise UsageError(f"{path}: a kit spec is one JSON object")
-    unknown = sorted(set(raw) - {"env", "scenario", "issue", "discussion"})
+    unknown = sorted(set(raw) - {"env", "files", "scenario", "issue", "discussion"})
     if unknown:
         raise UsageError(f"{path}: unknown field {unknown[0]!r}")
     env = raw.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise UsageError(f"{path}: env must map names to strings")
+    files = raw.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise UsageError(f"{path}: files must map paths to text")
+    if not all(str(name).startswith("{tmp}/") for name in files):
+        raise UsageError(f"{path}: files must lie inside {{tmp}} (a fresh folder per run)")
     scenario = None
     value = raw.get("scenario")
     if isinstance(value, dict):
@@ -127,7 +146,7 @@ def load_kit_spec(path: Path | None, folder: Path) -> KitSpec:
         scenario = load_scenario(file) if file.is_file() else builtin_scenario(value)
     issue = _run_of(raw.get("issue", {}), f"{path}: issue")
     discussion = _run_of(raw["discussion"], f"{path}: discussion") if "discussion" in raw else None
-    return KitSpec(dict(env), scenario, issue, discussion)
+    return KitSpec(dict(env), scenario, dict(files), issue, discussion)
 
 
 def expand(text: str, values: Mapping[str, str]) -> str:
