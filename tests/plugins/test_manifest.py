@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hangar.localrun.plugins.events import control_schema, event_schema
 from hangar.localrun.plugins.manifest import (
     PROTOCOL_V2,
     ManifestError,
@@ -135,9 +137,19 @@ def test_a_missing_manifest(tmp_path: Path) -> None:
     assert problems_of(tmp_path / "nothing" / "provider.json") == [("(file)", "not found")]
 
 
-def test_the_docs_publish_the_schema_hangar_validates_with() -> None:
-    """The JSON Schema in docs/provider-plugins.md is the one the code uses, verbatim."""
+@pytest.mark.parametrize(
+    ("marker", "schema"),
+    [
+        ("manifest-schema", manifest_schema),
+        ("event-schema", event_schema),
+        ("control-schema", control_schema),
+    ],
+)
+def test_the_docs_publish_the_schemas_hangar_validates_with(
+    marker: str, schema: Callable[[], dict[str, Any]]
+) -> None:
+    """The JSON Schemas in docs/provider-plugins.md are the ones the code uses, verbatim."""
     text = DOCS.read_text(encoding="utf-8")
-    block = re.search(r"<!-- manifest-schema -->\s*```json\n(.*?)```", text, re.S)
-    assert block, "the docs lost the manifest schema block"
-    assert json.loads(block.group(1)) == manifest_schema()
+    block = re.search(rf"<!-- {marker} -->\s*```json\n(.*?)```", text, re.S)
+    assert block, f"the docs lost the {marker} block"
+    assert json.loads(block.group(1)) == schema()
