@@ -195,3 +195,19 @@ def test_a_flood_of_100000_events_is_stored_once_in_order(
     assert [m["sourceKey"] for m in messages] == [f"flood:{i}" for i in range(1, 100_001)]
     assert not list((home / "local-run-spool").glob("*/*.json"))
     assert (home / "logs" / "local-runs" / f"{run['id']}.log").stat().st_size < 10_000
+
+
+def test_an_adapter_that_cannot_start_is_a_clear_error(
+    plugin_factory: Callable[..., Path], local_hub: LocalHub, tmp_path: Path
+) -> None:
+    home = tmp_path / "client"
+    folder = plugin_factory("broken")
+    (folder / "adapter").write_text("#!/nonexistent/interpreter\n")
+    install(folder, home)
+    issue = local_hub.issue()
+    done = hangar(["run", issue["key"], "--", "broken"], client_env(local_hub, home))
+    assert done.returncode == 1
+    adapter = home / "localrun-providers" / "broken" / "adapter"
+    assert f"hangar: error: cannot start '{adapter}': No such file or directory" in done.stderr
+    run = local_hub.runs(issue["key"])[0]
+    assert run["status"] == "failed" and "cannot start" in run["error"]
