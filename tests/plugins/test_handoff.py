@@ -76,10 +76,10 @@ def plan_event() -> str:
 def test_v2_discussion_hands_off_with_binding_ids_only(
     plugin_factory: Callable[..., Path], local_hub: LocalHub, tmp_path: Path
 ) -> None:
-    """LR-067, LR-068, LR-071, LR-145, LR-146, LR-148, LR-149: before the issue exists the adapter has only
-    HANGAR_LOCALRUN_SESSION_ID; it sends handoff_ready; hangar binds (issue from the saved plan,
-    run, reporters switched) and answers with issue_id, issue_key and run_id only — never the
-    plan; what follows lands in the new run's execution log."""
+    """LR-067, LR-068, LR-071, LR-145, LR-146, LR-148, LR-149: before the issue exists the
+    adapter has only HANGAR_LOCALRUN_SESSION_ID; it sends handoff_ready; hangar binds (issue
+    from the saved plan, run, reporters switched) and answers with issue_id, issue_key and
+    run_id only — never the plan; what follows lands in the new run's execution log."""
     folder = plugin_factory(
         "planner",
         steps=["env", "turn:d1", f"emit:{plan_event()}", "handoff:h1", "turn:after"],
