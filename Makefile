@@ -4,7 +4,7 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint bench install clean agents corpus browser postgres
+.PHONY: test lint bench install clean agents corpus browser postgres tmux
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,13 +59,21 @@ postgres:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; \
 	  else echo "postgresql not installed and not root: PostgreSQL tests will skip" >&2; fi; }
 
-test: install agents browser postgres
+# Debian's tmux for the real-terminal tests of the inline menu and card (libtmux drives it).
+tmux:
+	@command -v tmux >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; \
+	  else echo "tmux not installed and not root: real-terminal tests will skip" >&2; fi; }
+
+test: install agents browser postgres tmux
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: install
 	@for script in bench/*.py; do echo "# $$script" >&2; $(VPY) $$script --json || exit 1; done

@@ -180,10 +180,8 @@ def executor_figures(env: dict[str, str], large: list[str] | None) -> dict[str, 
     ``large``: the session ids to open cold (``None``: every listed task)."""
     code = f"""
 import json, os, statistics, time
-from hangar.state import open_state
 from hangar.executor.service import Executor
-state = open_state()
-ex = Executor.from_state(state)
+ex = Executor.open()
 tasks = ex.handle("runtime.tasks.list", {{}})["tasks"]
 times = []
 for _ in range(20):
@@ -195,7 +193,7 @@ wanted = {large!r}
 targets = [ids[sid] for sid in wanted] if wanted is not None else [t["localTaskId"] for t in tasks]
 cold = []
 for local_id in targets:
-    fresh = Executor.from_state(state)
+    fresh = Executor(ex.settings, ex.device, ex.db, stores=ex.stores, launcher=ex.launcher)
     t = time.perf_counter()
     fresh.handle("runtime.tasks.transcript", {{"localTaskId": local_id, "limit": 50}})
     cold.append(time.perf_counter() - t)

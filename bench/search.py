@@ -368,16 +368,14 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
         generate_s = time.perf_counter() - started
         corpus_bytes = sum(p.stat().st_size for p in paths)
 
+        from hangar.agents.launch import NoLauncher
+        from hangar.executor.search_service import INDEX_WORKERS
         from hangar.executor.service import Executor
-        from hangar.executor.task_services import INDEX_WORKERS, services_for
-        from hangar.state import open_state
 
-        state = open_state()
-        executor = Executor.from_state(state)
-        services = services_for(executor)
-        services.codex_factory = None
+        executor = Executor.open(launcher=NoLauncher())
+        services = executor.search
         started, cpu_before = time.perf_counter(), _cpu_seconds()
-        progress = services.sync_index()
+        progress = services.sync()
         index_s = time.perf_counter() - started
         cpu_after = _cpu_seconds()
         main_cpu_s = cpu_after[0] - cpu_before[0]
@@ -407,7 +405,7 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
                 handle.write(appended)
             before = (stats.bytes_read, stats.full_parses, stats.appends)
             started = time.perf_counter()
-            services.sync_index()
+            services.sync()
             seconds = time.perf_counter() - started
             word = turn[0]["message"]["content"].split()[-1]
             found = executor.handle("runtime.tasks.search", {"query": word, "limit": 100})
@@ -422,7 +420,7 @@ def run(megabytes: float, query_count: int) -> dict[str, Any]:
                     "new_text_found": any(r["localTaskId"] for r in found["results"]),
                 }
             )
-        state.close()
+        executor.close()
 
         latencies.sort()
         p95 = latencies[int(len(latencies) * 0.95) - 1]

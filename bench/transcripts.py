@@ -379,8 +379,8 @@ def child_engine(path: Path, kind: str) -> dict[str, float]:
     import msgspec
 
     from hangar.agents.base import SessionSource
+    from hangar.agents.homes import AgentHome
     from hangar.agents.registry import store_classes
-    from hangar.paths import AgentHome
     from hangar.transcripts.engine import TranscriptEngine
     from hangar.transcripts.paging import page
     from hangar.transcripts.tail import TurnTables
@@ -475,9 +475,8 @@ def child_list(folder: Path, count: int = 2000) -> dict[str, float]:
         body = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
         (day / f"rollout-2026-11-30T00-00-00-{thread}.jsonl").write_bytes(body)
     from hangar.executor.service import Executor
-    from hangar.state import open_state
 
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     start = time.perf_counter()
     listed = len(executor.handle("runtime.tasks.list", {})["tasks"])
     cold = time.perf_counter() - start

@@ -12,21 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.registry import home_variables
+
 pytest_plugins = ["hangar.testing.pytest_plugin"]
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = SHARED / "fixtures"
 
-AGENT_HOME_VARS = (
-    "CODEX_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "CONTINUE_GLOBAL_DIR",
-    "GEMINI_CLI_HOME",
-    "COPILOT_HOME",
-    "CURSOR_CONFIG_DIR",
-    "QWEN_HOME",
-    "KIRO_HOME",
-)
+XDG_VARS = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 
 
 @pytest.fixture(autouse=True)
@@ -40,8 +33,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
             "HANGAR_REQUIRE_BROWSER",
         }:
             monkeypatch.delenv(name)
-    for var in AGENT_HOME_VARS:
-        monkeypatch.delenv(var, raising=False)
+    for var in home_variables():  # every agent's own override, from the agent registry
+        if var not in XDG_VARS:
+            monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HANGAR_HOME", str(tmp_path / "hangar-home"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))

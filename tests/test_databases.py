@@ -14,8 +14,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from hangar.executor.database import ExecutorDatabase, bundled_migrations
-from hangar.hub.database import current_revision, head_revision, open_hub_database
-from hangar.hub.schema import metadata
+from hangar.hub.store.database import current_revision, head_revision, open_hub_database
+from hangar.hub.store.schema import metadata
 
 
 def test_executor_db_migrates_a_blank_database(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
-"""Where hangar keeps its state and where each agent keeps its own.
+"""Where hangar keeps its state.
 
-Everything hangar writes lives under ``$HANGAR_HOME``. Agent homes honour each agent's own
-override variable, then ``HOME``. All functions take an optional environment mapping so a
-caller (or a test) can resolve paths for an environment other than the current process's.
+Everything hangar writes lives under ``$HANGAR_HOME``. Agent homes are declared by each agent's
+record in :mod:`hangar.agents.registry` (with that agent's own override variable). All
+functions take an optional environment mapping so a caller (or a test) can resolve paths for an
+environment other than the current process's.
 """
 
 from __future__ import annotations
@@ -17,20 +18,21 @@ import platformdirs
 Env = Mapping[str, str]
 
 
-def _env(environ: Env | None) -> Env:
+def environment(environ: Env | None = None) -> Env:
+    """``environ``, or the process environment when it is ``None``."""
     return os.environ if environ is None else environ
 
 
 def user_home(environ: Env | None = None) -> Path:
     """The user's home directory as the environment says (``HOME`` first)."""
-    env = _env(environ)
+    env = environment(environ)
     home = env.get("HOME")
     return Path(home) if home else Path.home()
 
 
 def hangar_home(environ: Env | None = None) -> Path:
     """``$HANGAR_HOME``, else the platform's user data dir for ``hangar``."""
-    env = _env(environ)
+    env = environment(environ)
     explicit = env.get("HANGAR_HOME")
     if explicit:
         return Path(explicit).expanduser()
@@ -100,70 +102,3 @@ class HangarPaths:
 
 def hangar_paths(environ: Env | None = None) -> HangarPaths:
     return HangarPaths(hangar_home(environ))
-
-
-@dataclass(frozen=True)
-class AgentHome:
-    """Where one agent CLI keeps its sessions, and which variable moved it there."""
-
-    agent: str
-    root: Path
-    override: str | None
-    """The environment variable that set ``root``, or ``None`` when it is the default."""
-    extra: tuple[tuple[str, Path], ...] = ()
-    """Other named locations of the same agent (e.g. OpenCode's config dir)."""
-
-    def as_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"root": str(self.root), "override": self.override}
-        for name, path in self.extra:
-            out[name] = str(path)
-        return out
-
-
-def _from_var(env: Env, var: str, default: Path) -> tuple[Path, str | None]:
-    value = env.get(var)
-    if value:
-        return Path(value).expanduser(), var
-    return default, None
-
-
-def _xdg(env: Env, var: str, fallback: tuple[str, ...]) -> tuple[Path, str | None]:
-    return _from_var(env, var, user_home(env).joinpath(*fallback))
-
-
-def agent_homes(environ: Env | None = None) -> dict[str, AgentHome]:
-    """The home of every built-in agent, with its own override variables applied."""
-    env = _env(environ)
-    home = user_home(env)
-    homes: dict[str, AgentHome] = {}
-
-    root, var = _from_var(env, "CODEX_HOME", home / ".codex")
-    homes["codex"] = AgentHome("codex", root, var)
-
-    root, var = _from_var(env, "CLAUDE_CONFIG_DIR", home / ".claude")
-    homes["claude"] = AgentHome("claude", root, var)
-
-    data, data_var = _xdg(env, "XDG_DATA_HOME", (".local", "share"))
-    config, _ = _xdg(env, "XDG_CONFIG_HOME", (".config",))
-    homes["opencode"] = AgentHome(
-        "opencode", data / "opencode", data_var, (("config", config / "opencode"),)
-    )
-
-    root, var = _from_var(env, "CONTINUE_GLOBAL_DIR", home / ".continue")
-    homes["continue"] = AgentHome("continue", root, var)
-
-    gemini_base, var = _from_var(env, "GEMINI_CLI_HOME", home)
-    homes["gemini"] = AgentHome("gemini", gemini_base / ".gemini", var)
-
-    root, var = _from_var(env, "COPILOT_HOME", home / ".copilot")
-    homes["copilot"] = AgentHome("copilot", root, var)
-
-    root, var = _from_var(env, "CURSOR_CONFIG_DIR", home / ".cursor")
-    homes["cursor"] = AgentHome("cursor", root, var)
-
-    root, var = _from_var(env, "QWEN_HOME", home / ".qwen")
-    homes["qwen"] = AgentHome("qwen", root, var)
-
-    root, var = _from_var(env, "KIRO_HOME", home / ".kiro")
-    homes["kiro"] = AgentHome("kiro", root, var, (("legacyData", data / "kiro-cli"),))
-    return homes

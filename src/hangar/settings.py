@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hangar.errors import CorruptFileError, SettingError
-from hangar.paths import Env, HangarPaths, _env, hangar_paths
+from hangar.paths import Env, HangarPaths, environment, hangar_paths
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ class Settings:
 
 
 def load_settings(environ: Env | None = None) -> Settings:
-    env = _env(environ)
+    env = environment(environ)
     paths = hangar_paths(env)
     file_values = read_config_file(paths.config_file)
     unknown = sorted(set(file_values) - set(SETTINGS_BY_NAME) - set(CONFIG_SECTIONS))

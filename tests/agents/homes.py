@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hangar.paths import AgentHome
+from hangar.agents.homes import AgentHome
 
 T_KIRO = 1779012000000
 T_CN = 1796017740

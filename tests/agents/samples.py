@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hangar.paths import AgentHome
+from hangar.agents.homes import AgentHome
 
 from .homes import continue_home
 from .opencode_db import OpenCodeWriter, todo

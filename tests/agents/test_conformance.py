@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from hangar.agents.base import AgentStore
+from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
-from hangar.paths import AgentHome
 from hangar.testing.conformance import assert_store_conforms, check_store
 
 from .homes import FIXTURE_HOMES, opencode_storage_home
@@ -60,7 +60,6 @@ class _BrokenStore(AgentStore):
     """A store that breaks the projector contract: it re-sends nothing after the first take."""
 
     runtime = "broken-demo"
-    display_name = "Broken"
 
     def discover(self):  # type: ignore[no-untyped-def]
         from hangar.agents.base import SessionSource

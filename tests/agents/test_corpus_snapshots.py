@@ -15,8 +15,8 @@ import msgspec
 import pytest
 
 from hangar.agents.continue_cli import ContinueStore
+from hangar.agents.homes import AgentHome
 from hangar.agents.opencode import OpenCodeStore
-from hangar.paths import AgentHome
 from hangar.testing.conformance import assert_store_conforms, read_session
 
 from .test_snapshots import check_snapshot

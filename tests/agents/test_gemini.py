@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from hangar.agents.gemini import GeminiJsonlProjector, GeminiStore
+from hangar.agents.homes import AgentHome
 from hangar.agents.message_log import MessageLog
 from hangar.model import Message, ToolBlock
-from hangar.paths import AgentHome
 
 from .homes import gemini_home
 
@@ -104,7 +104,7 @@ def test_message_log_truncate_keeps_earlier_messages() -> None:
 
 def test_gemini_home_override(tmp_path: Path) -> None:
     """GEMINI_CLI_HOME moves ~/.gemini (paths.agent_homes)."""
-    from hangar.paths import agent_homes
+    from hangar.agents.registry import agent_homes
 
     homes = agent_homes({"HOME": str(tmp_path), "GEMINI_CLI_HOME": str(tmp_path / "g")})
     assert homes["gemini"] == AgentHome("gemini", tmp_path / "g" / ".gemini", "GEMINI_CLI_HOME")

@@ -132,7 +132,7 @@ def test_qwen_archived_sessions(tmp_path: Path) -> None:
     archive = tmp_path / "qwen" / "projects" / "p" / "chats" / "archive"
     archive.mkdir(parents=True)
     (archive / "abc.jsonl").write_text(json.dumps({"type": "user", "cwd": "/w"}) + "\n")
-    from hangar.paths import AgentHome
+    from hangar.agents.homes import AgentHome
 
     [source] = list(QwenStore(AgentHome("qwen", tmp_path / "qwen", None)).discover())
     assert source.archived and source.workspace_path == "/w"

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from hangar.agents.base import LoadedSession, SessionSource
+from hangar.agents.homes import AgentHome
 from hangar.agents.opencode import OpenCodeStore
 from hangar.model import ChecklistBlock, Message, ToolBlock
-from hangar.paths import AgentHome
 
 from .opencode_db import OpenCodeWriter, todo
 

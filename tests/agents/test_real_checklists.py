@@ -11,8 +11,8 @@ import pytest
 from hangar.agents.base import AgentStore, LoadedSession
 from hangar.agents.continue_cli import ContinueStore
 from hangar.agents.opencode import OpenCodeStore
+from hangar.agents.registry import agent_homes
 from hangar.model import ChecklistBlock, Message, ToolBlock
-from hangar.paths import agent_homes
 from hangar.testing.agent_runs import AgentRun
 from hangar.testing.conformance import assert_store_conforms
 
@@ -125,7 +125,7 @@ def test_opencode_event_log_rebuilds_the_same_transcript(
     loses its projected rows and is read again."""
     import sqlite3
 
-    from hangar.paths import AgentHome
+    from hangar.agents.homes import AgentHome
 
     run = run_agent("opencode", "checklist-edits", "Edit the checklist")
     assert run.returncode == 0, run.stderr

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 import pytest
 
 from hangar.agents.opencode import OpenCodeStore
-from hangar.paths import agent_homes
+from hangar.agents.registry import agent_homes
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 

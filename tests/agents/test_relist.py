@@ -6,9 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from hangar.agents.registry import agent_homes
 from hangar.executor.service import Executor
-from hangar.paths import agent_homes
-from hangar.state import open_state
 from hangar.testing.conformance import count_opens
 
 from .homes import FIXTURE_HOMES
@@ -23,7 +22,7 @@ def test_relist_reads_nothing_until_a_file_changes(
     for runtime in FILE_AGENTS:
         sample = FIXTURE_HOMES[runtime](public_fixtures, tmp_path / "samples" / runtime)
         shutil.copytree(sample.root, homes[runtime].root, dirs_exist_ok=True)
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     first = executor.handle("runtime.tasks.list", {})["tasks"]
     assert {t["runtime"] for t in first} == set(FILE_AGENTS)
     with count_opens(isolated_home) as opened:
@@ -58,7 +57,7 @@ def test_every_task_of_every_agent_opens(
         shutil.copytree(sample.root, homes[runtime].root, dirs_exist_ok=True)
         for (_, extra), (_, wanted) in zip(sample.extra, homes[runtime].extra, strict=False):
             shutil.copytree(extra, wanted, dirs_exist_ok=True)
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     tasks = executor.handle("runtime.tasks.list", {})["tasks"]
     assert {t["runtime"] for t in tasks} == {*FILE_AGENTS, "kiro"}
     for task in tasks:

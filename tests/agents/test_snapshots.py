@@ -18,8 +18,8 @@ import msgspec
 import pytest
 
 from hangar.agents.base import AgentStore
+from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
-from hangar.paths import AgentHome
 from hangar.testing.conformance import read_session
 
 from .homes import (

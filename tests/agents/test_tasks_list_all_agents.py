@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hangar.paths import agent_homes
+from hangar.agents.registry import agent_homes
 
 from .homes import FIXTURE_HOMES
 from .samples import continue_sample_home, opencode_sqlite_home

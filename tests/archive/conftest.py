@@ -7,16 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.launch import NoLauncher
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
-from hangar.state import open_state
 
 
 @pytest.fixture
 def executor(isolated_home: Path) -> Iterator[Executor]:
-    state = open_state()
-    ex = Executor.from_state(state)
-    services_for(ex).codex_factory = None
+    ex = Executor.open(launcher=NoLauncher())
     yield ex
     ex.close()
-    state.close()

@@ -10,7 +10,6 @@ import pytest
 from hangar.errors import NotFoundError, UsageError
 from hangar.executor import delete_worker
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
 
 from .tasks import add_task
 
@@ -132,7 +131,7 @@ def test_delete_rpcs_two_phase_and_progress(executor: Executor) -> None:
     ] == ["t2"]
     with pytest.raises(UsageError):
         executor.handle("runtime.tasks.delete_bulk", {"localTaskIds": [f"x{n}" for n in range(51)]})
-    assert services_for(executor).deleter.wait_idle(60)
+    assert executor.deleter.wait_idle(60)
     progress = executor.handle("runtime.tasks.delete_progress", {"batchId": "b1"})
     assert (progress["total"], progress["done"]) == (2, 2)
     restored = executor.handle("runtime.tasks.restore", {"localTaskId": "t0"})
@@ -152,7 +151,7 @@ def test_index_run_at_start_resumes_deletes_left_queued(
     delete_worker.request_delete(executor.db, ["q"])  # phase one only, as if then killed
     reply = executor.handle("runtime.index.run", {})
     assert reply["pendingDeletes"] == 1
-    assert services_for(executor).deleter.wait_idle(60)
+    assert executor.deleter.wait_idle(60)
     assert not session.exists()
     assert (hangar_home / "trash" / "q" / "manifest.json").exists()
     assert executor.handle("runtime.index.status", {})["running"] is False

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from hangar.agents.codex_appserver import (
+from hangar.agents.codex.app_server import (
     AppServerError,
     AppServerGone,
     AppServerTimeout,

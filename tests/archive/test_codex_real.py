@@ -8,11 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hangar.agents.codex_appserver import CodexAppServer
 from hangar.agents.registry import open_stores
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
-from hangar.state import open_state
 from hangar.testing.agent_runs import AgentSandbox
 
 pytestmark = pytest.mark.real_agents
@@ -22,20 +19,10 @@ pytestmark = pytest.mark.real_agents
 def codex_executor(agent_sandbox: AgentSandbox, isolated_home: Path) -> Iterator[Executor]:
     """An executor whose Codex store and app-server are the sandbox's."""
     codex_home = agent_sandbox.host(agent_sandbox.homes.home) / ".codex"
-    state = open_state()
     stores = open_stores({"HOME": str(isolated_home), "CODEX_HOME": str(codex_home)})
-    ex = Executor.from_state(state, {"codex": stores["codex"]})
-
-    def app_server() -> CodexAppServer:
-        process = agent_sandbox.spawn("codex", ["app-server"], cwd=agent_sandbox.homes.home)
-        server = CodexAppServer(process.args)
-        server.attach(process)
-        return server
-
-    services_for(ex).codex_factory = app_server
+    ex = Executor.open(stores={"codex": stores["codex"]}, launcher=agent_sandbox.launcher())
     yield ex
-    services_for(ex).close()
-    state.close()
+    ex.close()
 
 
 def _digest(path: Path) -> str:
@@ -82,7 +69,7 @@ def test_archive_unarchive_rename_and_delete_through_codex(
     )
     before = _digest(current)
     codex_executor.handle("runtime.tasks.delete", {"localTaskId": task_id})
-    deleter = services_for(codex_executor).deleter
+    deleter = codex_executor.deleter
     assert deleter.wait_idle(120)
     row = (
         codex_executor.db.read()

@@ -10,11 +10,15 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from hangar.agents.codex_appserver import CodexAppServer
+from hangar.agents.codex import control as codex_control
+from hangar.agents.codex.control import CodexControl
+from hangar.agents.control import AgentControl
+from hangar.agents.homes import AgentHome
 from hangar.errors import NotFoundError, UsageError
 from hangar.executor import delete_worker, trash
 from hangar.executor.database import ExecutorDatabase
@@ -224,6 +228,43 @@ def test_two_workers_never_work_on_one_item(
     assert {p: _digest(p) for p in paths.values()} == hashes
 
 
+class ScriptedCodex:
+    """A launcher whose ``codex`` is a Python script speaking the app-server's JSON-RPC (a
+    stand-in for app-server behaviours the real CLI cannot be made to show on demand)."""
+
+    def __init__(self, script: str, *args: str) -> None:
+        self.argv = [sys.executable, "-c", script, *args]
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def which(self, executable: str) -> str | None:
+        return sys.executable if executable == "codex" else None
+
+    def launch(
+        self, executable: str, args: Sequence[str], *, cwd: Path | None = None
+    ) -> subprocess.Popen[bytes] | None:
+        if executable != "codex":
+            return None
+        process = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.processes.append(process)
+        return process
+
+    def controls(self, home: Path) -> Callable[[str], AgentControl | None]:
+        """The executor's control opener over this launcher (Codex only)."""
+
+        def open_control(runtime: str) -> AgentControl | None:
+            if runtime != "codex":
+                return None
+            return CodexControl(AgentHome("codex", home, None), self)
+
+        return open_control
+
+
 _HANGING_CODEX = """
 import json, sys
 log = open(sys.argv[1], "a")
@@ -240,26 +281,21 @@ def test_a_hanging_thread_delete_is_not_stacked_and_loses_nothing(
     db: ExecutorDatabase, hangar_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """RW-175/RW-176: one thread/delete at a time; a time-out ends that server, no stacking."""
-    monkeypatch.setattr(delete_worker, "DELETE_TIMEOUT", 0.5)
+    monkeypatch.setattr(codex_control, "DELETE_TIMEOUT", 0.5)
     calls = tmp_path / "calls.log"
-    servers: list[CodexAppServer] = []
-
-    def factory() -> CodexAppServer:
-        server = CodexAppServer([sys.executable, "-c", _HANGING_CODEX, str(calls)])
-        server.start()
-        servers.append(server)
-        return server
+    codex = ScriptedCodex(_HANGING_CODEX, str(calls))
 
     paths = {n: _session_file(tmp_path, n) for n in ("c1", "c2")}
     hashes = {p: _digest(p) for p in paths.values()}
     for name, path in paths.items():
         add_task(db, name, runtime="codex", source=path, handle={"threadId": f"thread-{name}"})
     request_delete(db, list(paths))
-    DeleteWorker(db, hangar_home / "trash", factory).drain()
+    DeleteWorker(db, hangar_home / "trash", codex.controls(tmp_path / "codex")).drain()
     states = db.read().execute("SELECT state FROM delete_queue").fetchall()
     assert [s[0] for s in states] == ["failed", "failed"]
+    servers = codex.processes
     assert calls.read_text().count("delete") == 2 and len(servers) == 2  # one per server
-    assert all(s.process is not None and s.process.returncode is not None for s in servers)
+    assert all(process.returncode is not None for process in servers)  # each one ended
     assert {p: _digest(p) for p in paths.values()} == hashes  # originals untouched
 
 
@@ -304,12 +340,8 @@ def test_codex_without_thread_delete_falls_back_to_the_trash(
     add_task(db, "c", runtime="codex", source=path, handle={"threadId": "thread-c"})
     request_delete(db, ["c"])
 
-    def factory() -> CodexAppServer:
-        server = CodexAppServer([sys.executable, "-c", _OLD_CODEX])
-        server.start()
-        return server
-
-    DeleteWorker(db, hangar_home / "trash", factory).drain()
+    codex = ScriptedCodex(_OLD_CODEX)
+    DeleteWorker(db, hangar_home / "trash", codex.controls(tmp_path / "codex")).drain()
     assert db.read().execute("SELECT state, method FROM delete_queue").fetchone()[:] == (
         "done",
         "trash",

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hangar.agents.base import SessionSummary
-from hangar.agents.registry import store_classes
+from hangar.agents.registry import agent_homes, store_classes
 from hangar.model import ChecklistBlock, Message, ToolBlock
-from hangar.paths import agent_homes
 from hangar.testing.agent_runs import AgentRun
 from hangar.transcripts.engine import parse_all
 

@@ -12,8 +12,8 @@ import pytest
 from hangar.agents.checklist_events import codex_plan_updated
 from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.codex import CodexStore
-from hangar.agents.codex_appserver import CodexAppServer
-from hangar.paths import agent_homes
+from hangar.agents.codex.app_server import CodexAppServer
+from hangar.agents.registry import agent_homes
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import builtin_scenario
 from hangar.transcripts.engine import parse_all

@@ -20,9 +20,9 @@ import pytest
 from hangar.agents.base import SessionSource
 from hangar.agents.checklist_rules import current_checklist
 from hangar.agents.checklists import from_claude_todowrite, from_codex_update_plan
+from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
 from hangar.model import ChecklistBlock
-from hangar.paths import AgentHome
 from hangar.transcripts.engine import parse_all
 
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "snapshots" / "checklist"

@@ -13,9 +13,9 @@ from hangar.agents.base import SessionSource
 from hangar.agents.checklist_rules import current_checklist
 from hangar.agents.claude.projector import ClaudeProjector
 from hangar.agents.codex.projector import CodexProjector
+from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
 from hangar.model import ChecklistBlock, Message
-from hangar.paths import AgentHome
 from hangar.transcripts.engine import TranscriptEngine, parse_all
 
 ROLLOUT = (

@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 
 from hangar.agents.base import AgentStore, SessionSource
+from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
-from hangar.paths import AgentHome
 from hangar.transcripts.engine import parse_all
 
 

@@ -15,7 +15,6 @@ from hangar.cli.main import cli
 from hangar.errors import HangarError
 from hangar.executor.service import Executor
 from hangar.executor.workspaces import classify
-from hangar.state import open_state
 
 from .helpers import line
 from .test_transcript_engine import codex_turn
@@ -50,8 +49,7 @@ def write_claude(home: Path, session: str = "5c0375b4-57a5-4f26-b12d-d022ee4e51b
 
 @pytest.fixture
 def executor(isolated_home: Path) -> Executor:
-    state = open_state()
-    return Executor.from_state(state)
+    return Executor.open()
 
 
 def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> None:
@@ -115,7 +113,7 @@ def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: 
     assert executor.index.last_refresh.described == 0
     assert executor.index.last_refresh.unchanged == 2
     assert executor.engine.stats.bytes_read == 0
-    again = Executor.from_state(open_state())
+    again = Executor.open()
     assert {t["localTaskId"] for t in again.handle("runtime.tasks.list", {})["tasks"]} == first
 
 
@@ -213,7 +211,7 @@ def test_rpc_errors(executor: Executor) -> None:
     for payload in ({}, {"localTaskId": 5}, {"localTaskId": "x", "limit": "9"}):
         with pytest.raises(HangarError) as bad:
             executor.handle("runtime.tasks.transcript", payload)
-        assert bad.value.code == "bad_request"
+        assert bad.value.code == "invalid_request"
     with pytest.raises(HangarError) as missing:
         executor.handle("runtime.tasks.transcript", {"localTaskId": "nope"})
     assert missing.value.code == "not_found"
@@ -294,7 +292,7 @@ def test_a_broken_store_does_not_hide_other_tasks(isolated_home: Path) -> None:
     stores = dict(open_stores())
     codex = BrokenCodex(stores["codex"].home)
     stores["codex"] = codex
-    executor = Executor.from_state(open_state(), stores)
+    executor = Executor.open(stores=stores)
     assert len(executor.handle("runtime.tasks.list", {})["tasks"]) == 2
     codex.broken = True
     tasks = executor.handle("runtime.tasks.list", {})["tasks"]

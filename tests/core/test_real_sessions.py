@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from hangar.executor.service import Executor
-from hangar.state import open_state
 from hangar.testing.agent_runs import AgentRun
 
 from .test_snapshots import check_snapshot
@@ -45,7 +44,7 @@ def _read_back(run: AgentRun, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]
     monkeypatch.setenv("HOME", str(run.home))
     monkeypatch.setenv("CODEX_HOME", str(run.home / ".codex"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(run.home / ".claude"))
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     runtime = "codex" if run.cli == "codex" else "claude"
     tasks = executor.handle("runtime.tasks.list", {"runtime": runtime})["tasks"]
     assert len(tasks) == 1, tasks
@@ -80,7 +79,7 @@ def test_real_resumed_session_appends_incrementally(
     read takes the append path and equals a fresh full parse (codex 0.171, claude 2.1.332)."""
     first = run_agent(cli, "hello", "Say hello")
     page = _read_back(first, monkeypatch)
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     task_id = executor.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
     before = executor.handle("runtime.tasks.transcript", {"localTaskId": task_id})
     assert before["messages"] == page["messages"]
@@ -89,7 +88,7 @@ def test_real_resumed_session_appends_incrementally(
     grown = executor.handle("runtime.tasks.transcript", {"localTaskId": task_id})
     if executor.engine.stats.appends == 0:
         pytest.fail(f"{cli} resume did not append to the same file: {executor.engine.stats}")
-    fresh = Executor.from_state(open_state())
+    fresh = Executor.open()
     fresh.handle("runtime.tasks.list", {})
     full = fresh.handle("runtime.tasks.transcript", {"localTaskId": task_id})
     assert grown["messages"] == full["messages"]

@@ -9,7 +9,6 @@ import msgspec
 import pytest
 
 from hangar.executor.service import Executor
-from hangar.state import open_state
 from hangar.transcripts.engine import TranscriptEngine
 from hangar.transcripts.tail import TurnTables
 
@@ -93,7 +92,7 @@ def test_executor_serves_known_tasks_tail_first(isolated_home: Path) -> None:
     """DESIGN §7, RW-075: after indexing, a cold first page is tail-first with final indexes;
     paging up reads the whole file; every page equals a fresh full read."""
     path = write_rollout(isolated_home, turns=30)
-    executor = Executor.from_state(open_state())
+    executor = Executor.open()
     task_id = executor.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
     assert executor.index_pending() == 1
     first = executor.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
@@ -107,7 +106,7 @@ def test_executor_serves_known_tasks_tail_first(isolated_home: Path) -> None:
     )
     assert [m["index"] for m in older["messages"]] == [50, 51, 52, 53, 54]
     assert executor.engine.stats.full_parses == 1
-    fresh = Executor.from_state(open_state())
+    fresh = Executor.open()
     fresh.handle("runtime.tasks.list", {})
     whole = fresh.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 60})
     assert whole["messages"][50:60] == older["messages"] + first["messages"]

@@ -1,7 +1,7 @@
 """Fixtures for hub tests: a real hub database in the test's HANGAR_HOME, the real app.
 
 ``hub_app`` is built by the real factory over the real state; runtime-work routes reach the
-device through whatever executor this hangar has (see ``hangar.hub.local_executor``).
+device through this hangar's own executor, in process (see ``hangar.composition``).
 """
 
 from __future__ import annotations
@@ -12,25 +12,22 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from hangar.hub.app import create_app
-from hangar.hub.local_executor import local_executor_link
-from hangar.state import HangarState, open_state
+from hangar.composition import LocalHangar
 
 TOKEN = "test-token-0123456789"
 
 
 @pytest.fixture
-def state(hangar_home: object) -> Iterator[HangarState]:
-    opened = open_state()
+def state(hangar_home: object) -> Iterator[LocalHangar]:
+    """This test's local hangar: the executor and the hub database, wired together."""
+    opened = LocalHangar.open()
     yield opened
     opened.close()
 
 
 @pytest.fixture
-def hub_app(state: HangarState) -> Iterator[FastAPI]:
-    link = local_executor_link(state)
-    yield create_app(state, link, token=TOKEN)
-    link.close()  # type: ignore[attr-defined]
+def hub_app(state: LocalHangar) -> FastAPI:
+    return state.create_app(TOKEN)
 
 
 @pytest.fixture

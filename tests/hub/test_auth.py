@@ -13,8 +13,9 @@ from fastapi.testclient import TestClient
 
 from hangar.errors import CorruptFileError
 from hangar.hub.app import API_ROUTERS
-from hangar.hub.auth import SESSION_COOKIE, load_or_create_token, read_token_file
-from hangar.hub.web_session import safe_next
+from hangar.hub.auth import SESSION_COOKIE
+from hangar.hub.pages.session import safe_next
+from hangar.token_file import load_or_create_token, read_token_file
 
 
 def api_routes(app: FastAPI) -> list[tuple[str, str]]:

@@ -7,9 +7,9 @@ import threading
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from hangar.hub import issues_repo
-from hangar.hub.workspace_repo import ensure_workspace
-from hangar.state import HangarState
+from hangar.composition import LocalHangar
+from hangar.hub.store import issues as issues_repo
+from hangar.hub.store.workspaces import ensure_workspace
 
 
 def create(client: TestClient, **fields: object) -> dict[str, object]:
@@ -155,7 +155,7 @@ def test_the_owner_is_the_first_member(client: TestClient) -> None:
     assert client.get("/api/workspace").json()["keyPrefix"] == "HGR"
 
 
-def test_issue_numbers_are_unique_under_concurrency(state: HangarState) -> None:
+def test_issue_numbers_are_unique_under_concurrency(state: LocalHangar) -> None:
     engine: Engine = state.hub_engine
     workspace = ensure_workspace(engine, "owner")
     keys: list[str] = []
@@ -180,7 +180,7 @@ def test_issue_numbers_are_unique_under_concurrency(state: HangarState) -> None:
     assert sorted(keys, key=lambda k: int(k.split("-")[1])) == [f"HGR-{n}" for n in range(1, 41)]
 
 
-def test_ensure_workspace_is_idempotent(state: HangarState) -> None:
+def test_ensure_workspace_is_idempotent(state: LocalHangar) -> None:
     first = ensure_workspace(state.hub_engine, "me")
     second = ensure_workspace(state.hub_engine, "someone else")
     assert first == second

@@ -11,10 +11,11 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.engine import Engine
 
-from hangar.hub import comments_repo, issues_repo
-from hangar.hub.database import open_hub_database
-from hangar.hub.schema import metadata
-from hangar.hub.workspace_repo import create_project, ensure_workspace
+from hangar.hub.store import comments as comments_repo
+from hangar.hub.store import issues as issues_repo
+from hangar.hub.store.database import open_hub_database
+from hangar.hub.store.schema import metadata
+from hangar.hub.store.workspaces import create_project, ensure_workspace
 
 from .postgres_server import postgres_server, unavailable_reason
 

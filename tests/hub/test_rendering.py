@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from hangar.hub.rendering import relative_time, render
+from hangar.hub.pages.rendering import relative_time, render
 from hangar.model.checklist import ChecklistItem
 from hangar.model.messages import (
     ChecklistBlock,

@@ -6,7 +6,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from hangar.hub.rendering import render_markdown
+from hangar.hub.pages.rendering import render_markdown
 
 
 def csrf_of(html: str) -> str:

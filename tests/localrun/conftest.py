@@ -10,9 +10,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from hangar.hub.app import create_app
-from hangar.hub.local_executor import local_executor_link
-from hangar.state import HangarState, open_state
+from hangar.composition import LocalHangar
 from hangar.testing.agent_clis import agent_clis_dir, missing_binaries
 from hangar.testing.pytest_plugin import REQUIRE_ENV
 from hangar.testing.sandbox import namespace_support
@@ -23,15 +21,16 @@ TOKEN = "test-token-0123456789"
 
 
 @pytest.fixture
-def state(hangar_home: object) -> Iterator[HangarState]:
-    opened = open_state()
+def state(hangar_home: object) -> Iterator[LocalHangar]:
+    """This test's local hangar: the executor and the hub database, wired together."""
+    opened = LocalHangar.open()
     yield opened
     opened.close()
 
 
 @pytest.fixture
-def hub_app(state: HangarState) -> FastAPI:
-    return create_app(state, local_executor_link(state), token=TOKEN)
+def hub_app(state: LocalHangar) -> FastAPI:
+    return state.create_app(TOKEN)
 
 
 def _client(app: FastAPI, token: str | None) -> TestClient:

@@ -8,8 +8,8 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from hangar.hub import outbox, sweeper
-from hangar.hub.local_runs_repo import now
+from hangar.hub.store.local_runs import now
+from hangar.hub.workers import outbox, sweeper
 
 
 def new_issue(client: TestClient, status: str = "backlog") -> str:

@@ -7,8 +7,9 @@ import threading
 import time
 from pathlib import Path
 
+from hangar.hub_client import HubRejected
 from hangar.localrun.environment import RunBinding, build_child_env
-from hangar.localrun.hub_api import HubRejected, InMemoryRunApi
+from hangar.localrun.hub_api import InMemoryRunApi
 from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.redact import redact_text, redact_value
 from hangar.localrun.reporter import RETRY_DELAYS, RunReporter, UsageReporter

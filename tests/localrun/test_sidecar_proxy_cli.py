@@ -182,7 +182,7 @@ def test_run_needs_a_command_and_a_known_cli(cli_env: dict[str, str]) -> None:
 def test_run_with_the_hub_away_is_a_clear_error(cli_env: dict[str, str]) -> None:
     result = _hangar("run", "HGR-1", "--", "codex", env=cli_env)
     assert result.returncode == 1
-    assert "unavailable" in result.stderr and "Traceback" not in result.stderr
+    assert "cannot reach the hub" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_sync_pending_with_an_empty_spool(cli_env: dict[str, str]) -> None:

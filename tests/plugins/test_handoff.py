@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from hangar.errors import UsageError
-from hangar.localrun.hub_api import HttpRunApi, HubAddress
+from hangar.hub_client import HubClient
+from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.plugins.handoff import (
     HandoffBinding,
     HandoffRequest,
@@ -45,7 +46,7 @@ class HubBinder:
     def __init__(self, hub: LocalHub, discussion: Recorder, target: SwitchableTarget,
                  spool: Spool) -> None:  # fmt: skip
         self.hub, self.discussion, self.target, self.spool = hub, discussion, target, spool
-        self.api = HttpRunApi(HubAddress(hub.url, USER_TOKEN))
+        self.api = HttpRunApi(HubClient(hub.url, USER_TOKEN))
         self.requests: list[HandoffRequest] = []
         self.reporters: list[RunReporter | UsageReporter] = []
 

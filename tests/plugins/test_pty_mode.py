@@ -36,6 +36,7 @@ def test_a_tui_adapter_keeps_the_terminal_and_reports_on_its_event_fd(
         screen = term.output
     assert "drawn on the screen" in screen and "you said hello from the keyboard" in screen
     assert "tui diagnostics" not in screen
+    assert "final: you said" not in screen  # hangar echoes nothing over a TUI adapter
     run = local_hub.runs(issue["key"])[0]
     messages = local_hub.messages(run["id"])
     assert [m["type"] for m in messages] == ["text", "text", "user_input", "final"]

@@ -8,22 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from hangar.agents.launch import NoLauncher
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
-from hangar.state import HangarState, open_state
 
 
 @pytest.fixture
-def state(isolated_home: Path) -> Iterator[HangarState]:
-    opened = open_state()
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def executor(state: HangarState) -> Iterator[Executor]:
-    ex = Executor.from_state(state)
-    services_for(ex).codex_factory = None  # no codex CLI outside the sandbox
+def executor(isolated_home: Path) -> Iterator[Executor]:
+    ex = Executor.open(launcher=NoLauncher())  # no codex CLI outside the sandbox
     yield ex
     ex.close()
 

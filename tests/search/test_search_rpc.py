@@ -11,7 +11,6 @@ import pytest
 
 from hangar.errors import UsageError
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
 
 from .conftest import install_codex_fixture
 from .sessions import claude_lines, claude_session
@@ -257,7 +256,7 @@ def test_append_reindexes_only_the_new_bytes(executor: Executor, claude_home: Pa
         [{"user": "unrelated", "assistant": "ok"}],
     )
     assert len(_search(executor, "narwhal")) == 1
-    indexer = services_for(executor).indexer
+    indexer = executor.search.indexer
     before = indexer.stats.bytes_read
     appended = claude_lines(
         session, "/projects/demo", {"user": "a new axolotl", "assistant": "hi"}, 50
@@ -315,7 +314,7 @@ def test_parallel_first_build_equals_the_sequential_one(
         )
         for n in range(4)
     ]
-    services = services_for(executor)
+    services = executor.search
     executor.refresh_index()
     state = services.indexer.sync(workers=2, parallel_min_bytes=0)
     assert (state.tasks_done, state.errors) == (4, 0)
@@ -346,9 +345,9 @@ def test_a_large_first_build_runs_in_the_background_with_progress(
     executor: Executor, claude_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first answer does not wait for a big index build; it reports progress."""
-    from hangar.executor import task_services
+    from hangar.executor import search_service
 
-    monkeypatch.setattr(task_services, "FOREGROUND_INDEX_BYTES", 0)
+    monkeypatch.setattr(search_service, "FOREGROUND_INDEX_BYTES", 0)
     for n in range(3):
         claude_session(
             claude_home,
@@ -364,9 +363,7 @@ def test_a_large_first_build_runs_in_the_background_with_progress(
         "doneBytes",
         "errors",
     }
-    background = services_for(executor)._background
-    assert background is not None
-    background.join(60)
+    assert executor.search.wait_background(60)
     status = executor.handle("runtime.index.status", {})
     assert (status["running"], status["tasksDone"], status["tasksTotal"]) == (False, 3, 3)
     later = executor.handle("runtime.tasks.search", {"query": "ocelot"})

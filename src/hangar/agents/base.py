@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from hangar.agents.homes import AgentHome
 from hangar.model import Checklist, ContextUsage, Message
-from hangar.paths import AgentHome
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,6 @@ class AgentStore(ABC):
 
     runtime: ClassVar[str]
     """Stable runtime id used in the API (``codex``, ``claude``, ``opencode``, …)."""
-    display_name: ClassVar[str]
     append_only: ClassVar[bool] = True
 
     def __init__(self, home: AgentHome) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger, current_checklist
 from hangar.agents.checklists import from_continue_checklist
+from hangar.agents.homes import AgentHome
 from hangar.agents.message_log import (
     JsonObject,
     MessageLog,
@@ -35,7 +36,6 @@ from hangar.agents.message_log import (
     tool_kind,
 )
 from hangar.agents.peek import head_bytes
-from hangar.agents.registry import register_store
 from hangar.model import (
     Checklist,
     CompactionBlock,
@@ -45,7 +45,6 @@ from hangar.model import (
     ToolBlock,
     Usage,
 )
-from hangar.paths import AgentHome
 
 RUNTIME = "continue"
 CHECKLIST_TOOL = "Checklist"
@@ -233,10 +232,8 @@ def read_index(sessions_dir: Path) -> dict[str, JsonObject]:
     }
 
 
-@register_store
 class ContinueStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Continue CLI"
     append_only = False
 
     def __init__(self, home: AgentHome) -> None:

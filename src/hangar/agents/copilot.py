@@ -36,7 +36,6 @@ from hangar.agents.message_log import (
     running_tool,
     title_from,
 )
-from hangar.agents.registry import register_store
 from hangar.model import Attachment, Message, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -270,10 +269,8 @@ def _workspace_yaml(folder: Path) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-@register_store
 class CopilotStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Copilot CLI"
     append_only = True
 
     def _files(self) -> Iterator[Path]:

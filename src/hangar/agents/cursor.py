@@ -40,7 +40,6 @@ from hangar.agents.message_log import (
     text_of,
     title_from,
 )
-from hangar.agents.registry import register_store
 from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
 from hangar.model.messages import UnknownBlock
 
@@ -188,10 +187,8 @@ def _workspace(project_dir: Path) -> str | None:
     return str(candidate) if candidate.is_dir() else None
 
 
-@register_store
 class CursorStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Cursor agent"
     append_only = True
 
     def session_paths(self) -> Iterator[Path]:

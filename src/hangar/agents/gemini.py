@@ -42,7 +42,6 @@ from hangar.agents.message_log import (
     tool_kind,
 )
 from hangar.agents.peek import head_bytes
-from hangar.agents.registry import register_store
 from hangar.model import Attachment, ImageBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -256,10 +255,8 @@ def _head_fields(path: Path) -> dict[str, str]:
     return fields
 
 
-@register_store
 class GeminiStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Gemini CLI"
     append_only = False
 
     def _files(self) -> Iterator[Path]:

@@ -29,7 +29,6 @@ from hangar.agents.message_log import (
     running_tool,
 )
 from hangar.agents.peek import stat_marks
-from hangar.agents.registry import register_store
 from hangar.model import TextBlock
 
 RUNTIME = "kiro"
@@ -151,10 +150,8 @@ def _assistant(
             log.add_block(message, block)
 
 
-@register_store
 class KiroStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Kiro CLI"
     append_only = False
 
     def databases(self) -> list[Path]:

@@ -36,7 +36,6 @@ from hangar.agents.message_log import (
     title_from,
 )
 from hangar.agents.peek import head_bytes
-from hangar.agents.registry import register_store
 from hangar.model import CompactionBlock, TextBlock, ThinkingBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -232,10 +231,8 @@ def _head_record(path: Path) -> JsonObject:
     return records[0] if records else {}
 
 
-@register_store
 class QwenStore(AgentStore):
     runtime = RUNTIME
-    display_name = "Qwen Code"
     append_only = True
 
     def session_paths(self) -> Iterator[Path]:

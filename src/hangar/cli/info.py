@@ -8,10 +8,9 @@ import platform
 import click
 
 from hangar import __version__
+from hangar.agents.registry import agent_homes
 from hangar.executor.database import bundled_migrations
-from hangar.hub.database import current_revision, head_revision
-from hangar.paths import agent_homes, hangar_paths
-from hangar.state import open_state
+from hangar.paths import hangar_paths
 
 
 def _print_json(data: object) -> None:
@@ -51,22 +50,23 @@ def paths_command(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def status_command(as_json: bool) -> None:
     """Open this device's state (creating and migrating it) and print a summary."""
-    state = open_state()
-    try:
+    from hangar.composition import LocalHangar  # the ORM only for the command that needs it
+    from hangar.hub.store.database import current_revision, head_revision
+
+    with LocalHangar.open() as local:
+        executor = local.executor
         data = {
-            "home": str(state.settings.paths.home),
-            "device": state.device.as_json(),
+            "home": str(executor.settings.paths.home),
+            "device": executor.device.as_json(),
             "executorDb": {
-                "schemaVersion": state.executor_db.schema_version(),
+                "schemaVersion": executor.db.schema_version(),
                 "latest": len(bundled_migrations()),
             },
             "hubDb": {
-                "revision": current_revision(state.hub_engine),
-                "latest": head_revision(state.hub_engine),
+                "revision": current_revision(local.hub_engine),
+                "latest": head_revision(local.hub_engine),
             },
         }
-    finally:
-        state.close()
     if as_json:
         _print_json(data)
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from hangar.cli.local_run_provider import provider_group
-from hangar.localrun.hub_api import HttpRunApi, resolve_hub
+from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.spool import Spool
 from hangar.paths import hangar_paths
 
@@ -25,7 +25,7 @@ def sync_pending_command() -> None:
     if spool.count() == 0:
         click.echo("Nothing to sync.")
         return
-    api = HttpRunApi(resolve_hub())
+    api = HttpRunApi.from_environment()
     try:
         result = spool.sync(api)
     finally:

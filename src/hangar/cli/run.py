@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 
 from hangar.errors import UsageError
-from hangar.localrun.hub_api import HttpRunApi, resolve_hub
+from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.pty_runner import TerminalPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
 from hangar.localrun.spool import Spool
+from hangar.localrun.terminal.commands import run_commands
 from hangar.paths import hangar_paths
 
 
@@ -54,12 +55,12 @@ def run_command(
     if not args:
         raise UsageError("give the agent command after `--`, e.g. `hangar run HGR-1 -- codex`")
     workdir = (cwd or Path.cwd()).resolve()
-    api = HttpRunApi(resolve_hub())
+    api = HttpRunApi.from_environment()
     try:
         summary = run_local(
             RunOptions(issue, args, workdir, no_status_update, comments),
             api,
-            TerminalPtyRunner(),
+            TerminalPtyRunner(commands=run_commands()),
             dict(os.environ),
             Spool(hangar_paths().spool_dir),
             sys.stderr,

@@ -13,14 +13,14 @@ from typing import Any
 
 import click
 
-from hangar.cli.tasks import _executor, relative_time
+from hangar.cli.local_executor import open_executor
+from hangar.cli.tasks import relative_time
 from hangar.executor.search_index import IndexProgress
 from hangar.executor.search_text import MARK_CLOSE, MARK_OPEN, compile_query
-from hangar.executor.task_services import services_for
+from hangar.executor.service import Executor
 
 
-def _index_with_progress(executor: Any, show: bool) -> None:
-    services = services_for(executor)
+def _index_with_progress(executor: Executor, show: bool) -> None:
     bar: Any = None
     shown = 0
 
@@ -37,7 +37,7 @@ def _index_with_progress(executor: Any, show: bool) -> None:
         shown = state.done_bytes
 
     try:
-        services.sync_index(report)
+        executor.search.sync(report)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -78,7 +78,7 @@ def search_command(
     }
     if project:
         payload["projectId"] = project
-    with _executor() as executor:
+    with open_executor() as executor:
         _index_with_progress(executor, show=sys.stderr.isatty() or not as_json)
         data = executor.handle("runtime.tasks.search", payload)
     if as_json:

@@ -8,10 +8,11 @@ import sys
 
 import click
 
+from hangar.composition import LocalHangar
 from hangar.hub.demo import prepare_demo_environment
-from hangar.hub.server import HubServer, prepare
+from hangar.hub.server import HubServer, check_bind_address
 from hangar.settings import load_settings
-from hangar.state import open_state
+from hangar.token_file import load_or_create_token
 
 
 def _announce(server: HubServer, demo: bool) -> None:
@@ -51,17 +52,17 @@ def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: 
     settings = load_settings()
     logging.getLogger().setLevel(str(settings.log_level).upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    state = open_state()
+    host = host or str(settings.host)
+    warning = check_bind_address(host, allow_remote)
+    local = LocalHangar.open()
     try:
-        server, warning = prepare(
-            state,
-            host or settings.host,
-            settings.port if port is None else port,
-            allow_remote,
+        token = load_or_create_token(settings.paths.token_file)
+        server = local.server(
+            local.create_app(token.token), host, settings.port if port is None else port, token
         )
         if warning:
             click.echo(warning, err=True)
         server.on_started = lambda s: _announce(s, demo)
         server.serve()
     finally:
-        state.close()
+        local.close()

@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import click
 
 from hangar.cli.checklist_view import checklist_lines
-from hangar.executor.service import Executor
-from hangar.state import open_state
-
-
-@contextmanager
-def _executor() -> Iterator[Executor]:
-    state = open_state()
-    try:
-        yield Executor.from_state(state)
-    finally:
-        state.close()
+from hangar.cli.local_executor import open_executor
 
 
 def _print_json(data: object) -> None:
@@ -58,7 +46,7 @@ def tasks_group() -> None:
 @click.option("--all", "include_archived", is_flag=True, help="Include archived sessions.")
 def list_command(as_json: bool, runtime: str | None, include_archived: bool) -> None:
     """List sessions, newest first."""
-    with _executor() as executor:
+    with open_executor() as executor:
         payload: dict[str, Any] = {"includeArchived": include_archived}
         if runtime:
             payload["runtime"] = runtime
@@ -116,7 +104,7 @@ def _block_line(block: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the API shape.")
 def show_command(task: str, limit: int, before: str | None, as_json: bool) -> None:
     """Show a session's transcript. TASK: a localTaskId, a unique prefix, or a session id."""
-    with _executor() as executor:
+    with open_executor() as executor:
         local_task_id = executor.resolve_task(task)
         payload: dict[str, Any] = {"localTaskId": local_task_id, "limit": limit}
         if before:

@@ -13,11 +13,10 @@ from typing import Any
 
 import click
 
-from hangar.cli.tasks import _executor
+from hangar.cli.local_executor import open_executor
 from hangar.errors import AmbiguousError, NotFoundError
 from hangar.executor.delete_worker import purge_expired_tasks, request_delete
 from hangar.executor.service import Executor
-from hangar.executor.task_services import services_for
 
 
 def _print(data: dict[str, Any], as_json: bool, line: str) -> None:
@@ -34,7 +33,7 @@ def _deleted_task(executor: Executor, key: str) -> str:
             (key, key.replace("%", "").replace("_", "") + "%", key),
         )
     ]
-    trash = services_for(executor).trash_root
+    trash = executor.trash_root
     if trash.is_dir():
         rows += [p.name for p in trash.iterdir() if p.name.startswith(key) and p.name not in rows]
     if key in rows:
@@ -52,14 +51,14 @@ def _deleted_task(executor: Executor, key: str) -> str:
 @click.option("--json", "as_json", is_flag=True)
 def rename_command(task: str, title: str, as_json: bool) -> None:
     """Give TASK a new TITLE (Codex through Codex itself)."""
-    with _executor() as executor:
+    with open_executor() as executor:
         payload = {"localTaskId": executor.resolve_task(task), "title": title}
         data = executor.handle("runtime.tasks.rename", payload)
     _print(data, as_json, f"renamed {data['localTaskId'][:10]} → {data['title']}")
 
 
 def _archive(task: str, as_json: bool, method: str) -> None:
-    with _executor() as executor:
+    with open_executor() as executor:
         data = executor.handle(method, {"localTaskId": executor.resolve_task(task)})
     if data.get("cleanupReason"):
         line = f"{task}: Codex has no rollout for this thread any more; removed its leftover entry"
@@ -90,11 +89,11 @@ def unarchive_command(task: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def delete_command(tasks: tuple[str, ...], no_wait: bool, as_json: bool) -> None:
     """Delete TASKS: hidden at once, files moved to the trash (restorable until purged)."""
-    with _executor() as executor:
+    with open_executor() as executor:
         ids = [executor.resolve_task(t) for t in tasks]
         data = request_delete(executor.db, ids)  # phase one; phase two right here, below
         if not no_wait:
-            worker = services_for(executor).deleter
+            worker = executor.deleter
 
             def report(state: dict[str, Any]) -> None:
                 if not as_json:
@@ -112,7 +111,7 @@ def delete_command(tasks: tuple[str, ...], no_wait: bool, as_json: bool) -> None
 @click.option("--json", "as_json", is_flag=True)
 def restore_command(task: str, as_json: bool) -> None:
     """Undo the delete of TASK: its files come back byte for byte."""
-    with _executor() as executor:
+    with open_executor() as executor:
         data = executor.handle(
             "runtime.tasks.restore", {"localTaskId": _deleted_task(executor, task)}
         )
@@ -127,11 +126,10 @@ def purge_command(task: str | None, expired: bool, as_json: bool) -> None:
     """Remove a deleted TASK from the trash for good (or all expired ones)."""
     if bool(task) == expired:
         raise click.UsageError("give a TASK or --expired (not both)")
-    with _executor() as executor:
+    with open_executor() as executor:
         if expired:
-            services = services_for(executor)
             days = int(executor.settings.trash_retention_days)
-            purged = purge_expired_tasks(executor.db, services.trash_root, days)
+            purged = purge_expired_tasks(executor.db, executor.trash_root, days)
             data: dict[str, Any] = {"purged": purged}
             line = f"purged {len(purged)} deletion(s) older than {days} day(s)"
         else:

@@ -6,10 +6,10 @@ row in ``delete_queue``. Nothing on disk changes yet.
 
 Phase two, :class:`DeleteWorker` (one background worker, one task at a time): the session's
 files move into ``$HANGAR_HOME/trash/<localTaskId>/`` with a manifest (original paths, sizes,
-sha256; see :mod:`hangar.executor.trash`). For a Codex thread, when a ``codex`` with
-``thread/delete`` is installed, the rollout is first *copied* into the trash and then Codex
-deletes its thread through its own interface (RW-162), awaited before the next item (RW-175);
-without ``thread/delete`` the rollout is moved like any other file. Sessions stored inside a
+sha256; see :mod:`hangar.executor.trash`). When the task's agent can delete the session itself
+(its control facet: Codex's ``thread/delete``), the files are first *copied* into the trash and
+then the agent deletes its session through its own interface (RW-162), awaited before the next
+item (RW-175); otherwise the files are moved like any other file. Sessions stored inside a
 shared database (no file of their own) are only hidden: their data stays where it is.
 
 The queue lives in ``executor.db``: a worker killed at any point resumes with the item it was
@@ -33,17 +33,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hangar.agents.codex_appserver import AppServerError, AppServerTimeout, CodexAppServer
+from hangar.agents.control import AgentControl
 from hangar.errors import NotFoundError, UsageError
 from hangar.executor import trash
+from hangar.executor.controls import ControlBatch, ControlOpener
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.trash import now_iso
 
 log = logging.getLogger(__name__)
 SLOW_DELETE_SECONDS = 5.0
-DELETE_TIMEOUT = 120.0
 BULK_BATCH = 8
-AppServerFactory = Callable[[], CodexAppServer | None]
 
 
 def _task_row(conn: sqlite3.Connection, task_id: str) -> sqlite3.Row:
@@ -128,15 +127,15 @@ class DeleteWorker:
         self,
         db: ExecutorDatabase,
         trash_root: Path,
-        codex: AppServerFactory | None = None,
+        open_control: ControlOpener | None = None,
         on_deleted: Callable[[str], None] | None = None,
     ) -> None:
         self.db = db
         self.trash_root = trash_root
-        self.codex_factory = codex
+        self.open_control = open_control
         self.on_deleted = on_deleted
-        self._codex: CodexAppServer | None = None
-        self._codex_has_delete = True
+        self._controls = ControlBatch(self._open_control)
+        self._started = False
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._idle = threading.Event()
@@ -205,27 +204,21 @@ class DeleteWorker:
         # list is the truth, not what is left on disk.
         resuming = (self.trash_root / task_id / "manifest.json").exists()
         files = [] if resuming else session_files(row)
-        thread_id = _thread_id(row)
-        server = self._server() if row["runtime"] == "codex" and thread_id else None
-        if server is not None and self._codex_has_delete:
+        handle = _handle(row)
+        control = self._controls.get(row["runtime"]) if handle else None
+        if control is not None and control.can_delete(handle):
             trash.move_to_trash(
                 self.trash_root, task_id, files, _task_json(row), keep_original=True
             )
             try:
-                server.request("thread/delete", {"threadId": thread_id}, timeout=DELETE_TIMEOUT)
-                return "codex-thread-delete"
-            except AppServerTimeout:
-                # RW-176: never stack a second thread/delete on a server still busy with the
-                # first: end that server; the item is marked failed and retried later.
-                server.close()
-                self._codex = None
+                done = control.delete(handle)
+            except Exception:
+                # RW-176: never stack a second delete on an agent still busy with the first:
+                # the control is dropped (a new one is opened for the retry).
+                self._controls.forget(row["runtime"])
                 raise
-            except AppServerError as exc:
-                if exc.is_missing_rollout:
-                    return "codex-thread-delete"
-                if not exc.is_unknown_method:
-                    raise
-                self._codex_has_delete = False
+            if done.done:
+                return done.via or f"{row['runtime']}-delete"
         entry = self.trash_root / task_id
         if (entry / "manifest.json").exists():
             if trash.read_manifest(entry).get("keepOriginal"):
@@ -243,15 +236,22 @@ class DeleteWorker:
         with self.db.write() as conn:
             conn.execute(
                 "UPDATE delete_queue SET state = ?, method = ?, error = ?, finished_at = ?,"
-                " trash_id = CASE WHEN ? IN ('trash', 'codex-thread-delete') THEN local_task_id"
+                " trash_id = CASE WHEN ? NOT IN ('gone', 'hidden') THEN local_task_id"
                 " END WHERE local_task_id = ?",
                 (state, method, error, now_iso(), method, task_id),
             )
 
-    def _server(self) -> CodexAppServer | None:
-        if self._codex is None and self.codex_factory is not None:
-            self._codex = self.codex_factory()
-        return self._codex
+    def _open_control(self, runtime: str) -> AgentControl | None:
+        return self.open_control(runtime) if self.open_control is not None else None
+
+    def pending(self) -> int:
+        """Items queued or interrupted (a previous run may have left some)."""
+        row = (
+            self.db.read()
+            .execute("SELECT count(*) FROM delete_queue WHERE state IN ('pending', 'running')")
+            .fetchone()
+        )
+        return int(row[0])
 
     def drain(self, progress: Callable[[dict[str, Any]], None] | None = None) -> int:
         """Process items until the queue is empty; returns how many were processed."""
@@ -262,17 +262,21 @@ class DeleteWorker:
                 if progress is not None:
                     progress(delete_progress(self.db))
         finally:
-            if self._codex is not None:
-                self._codex.close()
-                self._codex = None
+            self._controls.close()
         return count
 
     # -- background thread ------------------------------------------------------------------
     def start(self) -> None:
+        with self._signal_lock:
+            if self._started:
+                return
+            self._started = True
         self._thread = threading.Thread(target=self._loop, name="hangar-delete", daemon=True)
         self._thread.start()
 
     def wake(self) -> None:
+        """Start the background thread if needed and let it look at the queue."""
+        self.start()
         with self._signal_lock:
             self._idle.clear()
             self._wake.set()
@@ -308,13 +312,12 @@ def _worker_lock(trash_root: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _thread_id(row: sqlite3.Row) -> str | None:
+def _handle(row: sqlite3.Row) -> dict[str, str]:
     try:
         handle = json.loads(row["runtime_handle"] or "{}")
     except ValueError:
-        return None
-    value = handle.get("threadId") if isinstance(handle, dict) else None
-    return value if isinstance(value, str) and value else None
+        return {}
+    return handle if isinstance(handle, dict) else {}
 
 
 def restore(db: ExecutorDatabase, trash_root: Path, task_id: str) -> dict[str, Any]:

@@ -1,18 +1,21 @@
-"""Shared pieces of the executor's RPC surface: payload readers and the method error.
+"""The executor's RPC error for a method it does not serve.
 
-Handlers take ``(executor, payload)`` and return a JSON-ready ``dict``. Bad payloads raise
-:class:`hangar.errors.UsageError` (code ``bad_request``); unknown methods raise
-:class:`MethodNotSupportedError` (code ``not_supported``).
+Handlers take ``(executor, request)`` with a typed request from :mod:`hangar.protocol` and
+return a typed response; requests that do not fit raise
+:class:`~hangar.protocol.codec.InvalidRequest` (HTTP 422 ``invalid_request``) when decoded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
-from hangar.errors import HangarError, UsageError
+from hangar.errors import HangarError
+from hangar.executor.core import ExecutorCore
 
-T = TypeVar("T")
+Handler = Callable[[ExecutorCore, Any], Any]
+"""``(executor, typed request) -> typed response``."""
 
 
 @dataclass(eq=False)
@@ -26,22 +29,3 @@ class MethodNotSupportedError(HangarError):
 
     def details(self) -> dict[str, Any]:
         return {"method": self.method}
-
-
-def field(payload: dict[str, Any], name: str, kind: type[T], default: T | None = None) -> T | None:
-    """``payload[name]`` checked against ``kind``; missing or ``null`` gives ``default``."""
-    value = payload.get(name)
-    if value is None:
-        return default
-    if kind is int and isinstance(value, bool):
-        raise UsageError(f"{name} must be an integer")
-    if not isinstance(value, kind):
-        raise UsageError(f"{name} must be of type {kind.__name__}")
-    return value
-
-
-def required(payload: dict[str, Any], name: str, kind: type[T]) -> T:
-    value = field(payload, name, kind)
-    if value is None or value == "":
-        raise UsageError(f"{name} is required")
-    return value

@@ -17,118 +17,123 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hangar.errors import UsageError
+import msgspec
+
 from hangar.executor import cleanup, delete_worker
-from hangar.executor.rpc import field, required
-from hangar.executor.task_services import services_for
-
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
-
-BULK_LIMIT = 50
-"""At most this many ids per ``delete_bulk`` call: the UI submits small batches (RW-177)."""
-
-
-def rename(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    with services.codex() as codex:
-        return services.lifecycle.rename(payload.get("localTaskId"), payload.get("title"), codex)
-
-
-def _set_archived(executor: Executor, payload: dict[str, Any], archived: bool) -> dict[str, Any]:
-    services = services_for(executor)
-    with services.codex() as codex:
-        return services.lifecycle.set_archived(payload.get("localTaskId"), archived, codex)
-
-
-def archive(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _set_archived(executor, payload, True)
+from hangar.executor.core import ExecutorCore
+from hangar.executor.rpc import Handler
+from hangar.protocol import methods as m
+from hangar.protocol.tasks import (
+    ArchivedListRequest,
+    ArchivedMany,
+    ArchiveProjectRequest,
+    ArchiveResult,
+    DeleteAccepted,
+    DeleteBulkRequest,
+    DeleteProgress,
+    DeleteProgressRequest,
+    NoArguments,
+    Purged,
+    Renamed,
+    RenameRequest,
+    Restored,
+    TaskIdsRequest,
+    TaskRef,
+)
 
 
-def unarchive(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return _set_archived(executor, payload, False)
+def rename(executor: ExecutorCore, request: RenameRequest) -> Renamed:
+    with executor.controls() as controls:
+        done = executor.lifecycle.rename(request.local_task_id, request.title, controls)
+    return msgspec.convert(done, Renamed)
 
 
-def archive_project(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    key = required(payload, "projectKey", str)
-    services = services_for(executor)
+def _set_archived(executor: ExecutorCore, request: TaskRef, archived: bool) -> ArchiveResult:
+    with executor.controls() as controls:
+        done = executor.lifecycle.set_archived(request.local_task_id, archived, controls)
+    return msgspec.convert(done, ArchiveResult)
+
+
+def archive(executor: ExecutorCore, request: TaskRef) -> ArchiveResult:
+    return _set_archived(executor, request, True)
+
+
+def unarchive(executor: ExecutorCore, request: TaskRef) -> ArchiveResult:
+    return _set_archived(executor, request, False)
+
+
+def archive_project(executor: ExecutorCore, request: ArchiveProjectRequest) -> ArchivedMany:
     executor.refresh_index()
-    with services.codex() as codex:
-        return services.lifecycle.archive_where(codex, key)
+    with executor.controls() as controls:
+        done = executor.lifecycle.archive_where(controls, request.project_key)
+    return msgspec.convert(done, ArchivedMany)
 
 
-def archive_all(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
+def archive_all(executor: ExecutorCore, request: NoArguments) -> ArchivedMany:
     executor.refresh_index()
-    with services.codex() as codex:
-        return services.lifecycle.archive_where(codex, None)
+    with executor.controls() as controls:
+        done = executor.lifecycle.archive_where(controls, None)
+    return msgspec.convert(done, ArchivedMany)
 
 
-def archived_list(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
+def archived_list(executor: ExecutorCore, request: ArchivedListRequest) -> dict[str, Any]:
     executor.refresh_index()
-    return services_for(executor).lifecycle.archived_list(field(payload, "projectKey", str))
+    return executor.lifecycle.archived_list(request.project_key)
 
 
-def delete(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    task_id = required(payload, "localTaskId", str)
-    return _delete(executor, [task_id], None)
+def delete(executor: ExecutorCore, request: TaskRef) -> DeleteAccepted:
+    return _delete(executor, [request.local_task_id], None)
 
 
-def delete_bulk(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    ids = payload.get("localTaskIds")
-    if not isinstance(ids, list) or not ids:
-        raise UsageError("localTaskIds must be a non-empty list")
-    if len(ids) > BULK_LIMIT:
-        raise UsageError(f"at most {BULK_LIMIT} ids per delete_bulk call; send smaller batches")
-    return _delete(executor, ids, field(payload, "batchId", str))
+def delete_bulk(executor: ExecutorCore, request: DeleteBulkRequest) -> DeleteAccepted:
+    return _delete(executor, request.local_task_ids, request.batch_id)
 
 
-def _delete(executor: Executor, ids: list[Any], batch: str | None) -> dict[str, Any]:
-    services = services_for(executor)
+def _delete(executor: ExecutorCore, ids: list[str], batch: str | None) -> DeleteAccepted:
     reply = delete_worker.request_delete(executor.db, ids, batch)
-    services.wake_deleter()
-    return reply
+    executor.deleter.wake()
+    return msgspec.convert(reply, DeleteAccepted)
 
 
-def delete_progress(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return delete_worker.delete_progress(executor.db, field(payload, "batchId", str))
+def delete_progress(executor: ExecutorCore, request: DeleteProgressRequest) -> DeleteProgress:
+    return msgspec.convert(
+        delete_worker.delete_progress(executor.db, request.batch_id), DeleteProgress
+    )
 
 
-def restore(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    task_id = required(payload, "localTaskId", str)
-    return delete_worker.restore(executor.db, services.trash_root, task_id)
+def restore(executor: ExecutorCore, request: TaskRef) -> Restored:
+    done = delete_worker.restore(executor.db, executor.trash_root, request.local_task_id)
+    return msgspec.convert(done, Restored)
 
 
-def purge(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    task_id = required(payload, "localTaskId", str)
-    return delete_worker.purge_task(executor.db, services.trash_root, task_id)
+def purge(executor: ExecutorCore, request: TaskRef) -> Purged:
+    done = delete_worker.purge_task(executor.db, executor.trash_root, request.local_task_id)
+    return msgspec.convert(done, Purged)
 
 
-def cleanup_preview(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    return cleanup.plan(executor.db, services_for(executor).roots, payload)
+def cleanup_preview(executor: ExecutorCore, request: TaskIdsRequest) -> dict[str, Any]:
+    return cleanup.plan(executor.db, executor.roots, {"localTaskIds": request.local_task_ids})
 
 
-def run_cleanup(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    return cleanup.run(executor.db, services.roots, services.trash_root, payload)
+def run_cleanup(executor: ExecutorCore, request: TaskIdsRequest) -> dict[str, Any]:
+    payload = {"localTaskIds": request.local_task_ids}
+    return cleanup.run(executor.db, executor.roots, executor.trash_root, payload)
 
 
-HANDLERS = {
-    "runtime.tasks.rename": rename,
-    "runtime.tasks.archive": archive,
-    "runtime.tasks.unarchive": unarchive,
-    "runtime.tasks.archive_project": archive_project,
-    "runtime.tasks.archive_all": archive_all,
-    "runtime.tasks.archived_list": archived_list,
-    "runtime.tasks.delete": delete,
-    "runtime.tasks.delete_bulk": delete_bulk,
-    "runtime.tasks.delete_progress": delete_progress,
-    "runtime.tasks.restore": restore,
-    "runtime.tasks.purge": purge,
-    "runtime.tasks.cleanup_preview": cleanup_preview,
-    "runtime.tasks.cleanup": run_cleanup,
+HANDLERS: dict[str, Handler] = {
+    m.TASKS_RENAME.name: rename,
+    m.TASKS_ARCHIVE.name: archive,
+    m.TASKS_UNARCHIVE.name: unarchive,
+    m.TASKS_ARCHIVE_PROJECT.name: archive_project,
+    m.TASKS_ARCHIVE_ALL.name: archive_all,
+    m.TASKS_ARCHIVED_LIST.name: archived_list,
+    m.TASKS_DELETE.name: delete,
+    m.TASKS_DELETE_BULK.name: delete_bulk,
+    m.TASKS_DELETE_PROGRESS.name: delete_progress,
+    m.TASKS_RESTORE.name: restore,
+    m.TASKS_PURGE.name: purge,
+    m.TASKS_CLEANUP_PREVIEW.name: cleanup_preview,
+    m.TASKS_CLEANUP.name: run_cleanup,
 }

@@ -1,12 +1,11 @@
-"""``runtime.tasks.search`` (RW-049..RW-058).
+"""``runtime.tasks.search`` and ``runtime.index.*`` (RW-049..RW-058).
 
-Payload ``{query, limit?, includeArchived?, includeToolOutput?, projectId?}`` → ``{"results":
-[{deviceId, localTaskId, title, snippet, messageIndex, role, updatedAt, deviceName,
-workspacePath, runtime, runtimeHandle}…]}`` (see :mod:`hangar.executor.search` for the rules
-and :mod:`hangar.executor.search_text` for the query language). The index is brought up to
-date first; while a first, large build runs in the background the answer carries
-``"indexing": {tasksTotal, tasksDone, totalBytes, doneBytes, errors}`` and the results found so
-far. Searching reads only the device's own index, never a hub cache (RW-050, RW-061).
+``runtime.tasks.search {query, limit?, includeArchived?, includeToolOutput?, projectId?}`` →
+``{"results": [SearchHit…]}`` (see :mod:`hangar.executor.search` for the rules and
+:mod:`hangar.executor.search_text` for the query language). The index is brought up to date
+first; while a first, large build runs in the background the answer carries ``"indexing":
+{tasksTotal, tasksDone, totalBytes, doneBytes, errors}`` and the results found so far.
+Searching reads only the device's own index, never a hub cache (RW-050, RW-061).
 
 ``runtime.index.run {}`` (called once by ``hangar serve``'s index worker at start) brings the
 search index up to date and resumes deletes left queued by a previous run; it returns
@@ -16,45 +15,55 @@ progress of the running or last build.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import msgspec
 
+from hangar.executor.core import ExecutorCore
+from hangar.executor.rpc import Handler
 from hangar.executor.search import search
+from hangar.executor.search_index import IndexProgress as Progress
 from hangar.executor.search_text import compile_query
-from hangar.executor.task_services import services_for
+from hangar.protocol import methods as m
+from hangar.protocol.tasks import (
+    IndexProgress,
+    IndexRun,
+    IndexStatus,
+    NoArguments,
+    SearchRequest,
+    SearchResults,
+)
 
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
+
+def _progress(state: Progress) -> IndexProgress:
+    return msgspec.convert(state.as_json(), IndexProgress)
 
 
-def search_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    compile_query(payload.get("query"))  # a bad query fails before any indexing work
-    services = services_for(executor)
-    progress = services.ensure_index()
-    out = search(executor.db, executor.device, payload)
+def search_tasks(executor: ExecutorCore, request: SearchRequest) -> SearchResults:
+    compile_query(request.query)  # a bad query fails before any indexing work
+    progress = executor.search.ensure()
+    results = search(executor.db, executor.device, request)
     if progress is not None:
-        out["indexing"] = progress.as_json()
-    return out
+        results.indexing = _progress(progress)
+    return results
 
 
-def index_run(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    pending = services.resume_deletes()
-    state = services.sync_index()
-    return {
-        "indexed": state.tasks_done,
-        "errors": state.errors,
-        "totalBytes": state.total_bytes,
-        "pendingDeletes": pending,
-    }
+def index_run(executor: ExecutorCore, request: NoArguments) -> IndexRun:
+    pending = executor.resume_deletes()
+    state = executor.search.sync()
+    return IndexRun(
+        indexed=state.tasks_done,
+        errors=state.errors,
+        total_bytes=state.total_bytes,
+        pending_deletes=pending,
+    )
 
 
-def index_status(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    services = services_for(executor)
-    return {"running": services.indexing, **services.progress.as_json()}
+def index_status(executor: ExecutorCore, request: NoArguments) -> IndexStatus:
+    service = executor.search
+    return msgspec.convert({"running": service.indexing, **service.progress.as_json()}, IndexStatus)
 
 
-HANDLERS = {
-    "runtime.tasks.search": search_tasks,
-    "runtime.index.run": index_run,
-    "runtime.index.status": index_status,
+HANDLERS: dict[str, Handler] = {
+    m.TASKS_SEARCH.name: search_tasks,
+    m.INDEX_RUN.name: index_run,
+    m.INDEX_STATUS.name: index_status,
 }

@@ -1,4 +1,4 @@
-"""``runtime.tasks.*`` handlers.
+"""``runtime.tasks.list|transcript`` handlers.
 
 * ``runtime.tasks.list {runtime?, includeArchived?}`` → ``{"tasks": [LocalTask…]}``, after an
   incremental index refresh (RW-028/029).
@@ -11,41 +11,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import msgspec
-
-from hangar.executor.rpc import field, required
-from hangar.model import Transcript
-from hangar.transcripts.paging import DEFAULT_LIMIT
-
-if TYPE_CHECKING:
-    from hangar.executor.service import Executor
+from hangar.executor.core import ExecutorCore
+from hangar.executor.rpc import Handler
+from hangar.protocol import methods as m
+from hangar.protocol.tasks import ListTasks, TaskList, TranscriptPage, TranscriptRequest
 
 
-def list_tasks(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    runtime = field(payload, "runtime", str)
-    include_archived = field(payload, "includeArchived", bool, False)
-    tasks = executor.list_tasks(runtime=runtime, include_archived=bool(include_archived))
-    return {"tasks": msgspec.to_builtins(tasks)}
+def list_tasks(executor: ExecutorCore, request: ListTasks) -> TaskList:
+    tasks = executor.list_tasks(runtime=request.runtime, include_archived=request.include_archived)
+    return TaskList(tasks=tasks)
 
 
-def transcript(executor: Executor, payload: dict[str, Any]) -> dict[str, Any]:
-    local_task_id = required(payload, "localTaskId", str)
-    limit = field(payload, "limit", int, DEFAULT_LIMIT)
-    before = field(payload, "beforeCursor", str)
-    refresh = field(payload, "refresh", bool, True)
+def transcript(executor: ExecutorCore, request: TranscriptRequest) -> TranscriptPage:
     task, page = executor.transcript(
-        local_task_id, limit=limit or DEFAULT_LIMIT, before_cursor=before, refresh=bool(refresh)
+        request.local_task_id,
+        limit=request.limit,
+        before_cursor=request.before_cursor,
+        refresh=request.refresh,
     )
-    out: dict[str, Any] = {"task": msgspec.to_builtins(task)}
-    out.update(msgspec.to_builtins(page))
-    return out
+    return TranscriptPage(
+        messages=page.messages,
+        total_messages=page.total_messages,
+        has_more=page.has_more,
+        before_cursor=page.before_cursor,
+        checklist=page.checklist,
+        context_usage=page.context_usage,
+        task=task,
+    )
 
 
-HANDLERS = {
-    "runtime.tasks.list": list_tasks,
-    "runtime.tasks.transcript": transcript,
+HANDLERS: dict[str, Handler] = {
+    m.TASKS_LIST.name: list_tasks,
+    m.TASKS_TRANSCRIPT.name: transcript,
 }
-
-__all__ = ["HANDLERS", "Transcript"]

@@ -1,7 +1,8 @@
 """Querying the search index: ``runtime.tasks.search`` without the transport.
 
-:func:`search` takes the RPC payload ``{query, limit?, includeArchived?, includeToolOutput?,
-projectId?}`` and returns ``{"results": [...]}``; each result is ``{deviceId, localTaskId,
+:func:`search` takes the RPC request ``{query, limit?, includeArchived?, includeToolOutput?,
+projectId?}`` (:class:`~hangar.protocol.tasks.SearchRequest`) and returns ``{"results":
+[...]}``; each result is ``{deviceId, localTaskId,
 title, snippet, messageIndex, role, updatedAt, deviceName, workspacePath, runtime,
 runtimeHandle}`` (RW-052, RW-053). ``role`` is ``user``/``assistant``, or ``title`` for a
 title hit (then ``messageIndex`` is ``null``: the task opens at its end); a task whose
@@ -12,7 +13,7 @@ Rules: one result per task (its newest matching row), tasks ordered by ``updated
 newest first (RW-054), at most ``limit`` (default 20, 1..100; RW-055); archived tasks only
 with ``includeArchived`` (RW-056); deleted (tombstoned) tasks never; ``projectId`` keeps
 tasks whose group workspace (the Project key) equals it, and chat tasks belong to no Project
-(RW-057, RW-058). Bad payloads are :class:`~hangar.errors.UsageError` (``bad_request``).
+(RW-057, RW-058). A query the index cannot run is a :class:`~hangar.errors.UsageError`.
 """
 
 from __future__ import annotations
@@ -26,42 +27,19 @@ from hangar.errors import UsageError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.search_index import SEQ_SHIFT
 from hangar.executor.search_text import MARK_CLOSE, MARK_OPEN, clean_snippet, compile_query
+from hangar.protocol.tasks import SearchHit, SearchRequest, SearchResults
 
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
 SNIPPET_TOKENS = 24
 SCAN_HITS = 5000
 
 
-def _bool(payload: dict[str, Any], key: str) -> bool:
-    value = payload.get(key, False)
-    if not isinstance(value, bool):
-        raise UsageError(f"{key} must be true or false")
-    return value
-
-
-def _limit(payload: dict[str, Any]) -> int:
-    value = payload.get("limit", DEFAULT_LIMIT)
-    if value is None:
-        return DEFAULT_LIMIT
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError("limit must be an integer")
-    if not 1 <= value <= MAX_LIMIT:
-        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
-    return value
-
-
-def search(db: ExecutorDatabase, device: Device, payload: object) -> dict[str, Any]:
-    """Run one search (see the module docstring for the payload and the result shape)."""
-    if not isinstance(payload, dict):
-        raise UsageError("payload must be an object")
-    expression = compile_query(payload.get("query"))
-    limit = _limit(payload)
-    include_archived = _bool(payload, "includeArchived")
-    include_output = _bool(payload, "includeToolOutput")
-    project = payload.get("projectId")
-    if project is not None and not isinstance(project, str):
-        raise UsageError("projectId must be a string")
+def search(db: ExecutorDatabase, device: Device, request: SearchRequest) -> SearchResults:
+    """Run one search (see the module docstring for the request and the result shape)."""
+    expression = compile_query(request.query)
+    limit = request.limit
+    include_archived = request.include_archived
+    include_output = request.include_tool_output
+    project = request.project_id
     match = expression if include_output else "{body} : (" + expression + ")"
     filters = ["t.deleted_at IS NULL"]
     params: list[Any] = [match]
@@ -77,7 +55,7 @@ def search(db: ExecutorDatabase, device: Device, payload: object) -> dict[str, A
         results = [_result(conn, device, task, row_id, match) for task, row_id in found]
     except sqlite3.OperationalError as exc:
         raise UsageError(f"the search index cannot run this query: {exc}") from None
-    return {"results": results}
+    return SearchResults(results=results)
 
 
 _TASK_COLUMNS = (
@@ -135,7 +113,7 @@ def _matching_tasks(
 
 def _result(
     conn: sqlite3.Connection, device: Device, task: sqlite3.Row, row_id: int, match: str
-) -> dict[str, Any]:
+) -> SearchHit:
     row = conn.execute(
         "SELECT r.message_index, r.role, snippet(search_fts, -1, ?, ?, '…', ?)"
         " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
@@ -146,16 +124,16 @@ def _result(
         handle = json.loads(task["runtime_handle"] or "{}")
     except ValueError:
         handle = {}
-    return {
-        "deviceId": device.device_id,
-        "localTaskId": task["local_task_id"],
-        "title": task["title_override"] or task["title"],
-        "snippet": clean_snippet(row[2] or "") if row else "",
-        "messageIndex": row[0] if row else None,
-        "role": row[1] if row else "title",
-        "updatedAt": task["updated_at"],
-        "deviceName": device.name,
-        "workspacePath": task["workspace_path"],
-        "runtime": task["runtime"],
-        "runtimeHandle": handle if isinstance(handle, dict) else {},
-    }
+    return SearchHit(
+        device_id=device.device_id,
+        local_task_id=task["local_task_id"],
+        title=task["title_override"] or task["title"],
+        snippet=clean_snippet(row[2] or "") if row else "",
+        message_index=row[0] if row else None,
+        role=row[1] if row else "title",
+        updated_at=task["updated_at"],
+        device_name=device.name,
+        workspace_path=task["workspace_path"],
+        runtime=task["runtime"],
+        runtime_handle=handle if isinstance(handle, dict) else {},
+    )

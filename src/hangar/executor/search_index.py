@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from hangar.agents.base import AgentStore, SessionSource
+from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.search_text import prepare_text
 from hangar.executor.trash import now_iso
 from hangar.model import Message, PlanBlock, TextBlock, ToolBlock
-from hangar.paths import AgentHome
 from hangar.transcripts.engine import EngineStats, TranscriptEngine
 from hangar.transcripts.signature import FileSignature, sign, stat_matches
 

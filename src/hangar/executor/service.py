@@ -1,35 +1,22 @@
 """The executor: this device's agent sessions behind one RPC entry point.
 
-``Executor.handle(method, payload)`` is what the hub (in-process or over the wire) calls;
-each RPC family lives in its own handler module (``rpc_tasks`` for ``runtime.tasks.*``).
-The Python methods below are the library API the handlers and the CLI share.
+Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
+:mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
+:meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
+request type, and answers JSON. Each RPC family lives in its own handler module
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``); the library API they share is
+:class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
-from hangar.agents.base import AgentStore, SessionSource
-from hangar.agents.registry import open_stores
-from hangar.device import Device
-from hangar.errors import CorruptFileError, HangarError, NotFoundError
 from hangar.executor import rpc_archive, rpc_search, rpc_tasks
-from hangar.executor.database import ExecutorDatabase
-from hangar.executor.rpc import MethodNotSupportedError
-from hangar.executor.task_index import TaskIndex
-from hangar.executor.task_services import close_services
-from hangar.model import LocalTask, Transcript
-from hangar.settings import Settings
-from hangar.state import HangarState
-from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
-from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
-from hangar.transcripts.tail import TurnTables
-
-Handler = Callable[["Executor", dict[str, Any]], dict[str, Any]]
+from hangar.executor.core import ExecutorCore
+from hangar.executor.rpc import Handler, MethodNotSupportedError
+from hangar.protocol.codec import InvalidRequest, decode, to_json
+from hangar.protocol.methods import METHODS
 
 HANDLERS: dict[str, Handler] = {
     **rpc_tasks.HANDLERS,
@@ -38,194 +25,26 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-class Executor:
-    def __init__(
-        self,
-        settings: Settings,
-        device: Device,
-        db: ExecutorDatabase,
-        stores: Mapping[str, AgentStore] | None = None,
-    ) -> None:
-        self.settings = settings
-        self.device = device
-        self.db = db
-        self.stores: Mapping[str, AgentStore] = stores if stores is not None else open_stores()
-        self.index = TaskIndex(db, device.device_id)
-        # Full reads by either engine leave turn tables the user-facing engine opens from.
-        self.turn_tables = TurnTables()
-        capacity = int(settings.transcript_cache_entries)
-        self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
-        self._indexer = TranscriptEngine(capacity=2, tables=self.turn_tables)
-        self._refresh_lock = threading.Lock()
-        self._wake = threading.Event()
-        self._worker: threading.Thread | None = None
-        self._closing = False
+class Executor(ExecutorCore):
+    methods = frozenset(HANDLERS)
+    """Every RPC method this executor serves."""
 
-    @classmethod
-    def from_state(
-        cls, state: HangarState, stores: Mapping[str, AgentStore] | None = None
-    ) -> Executor:
-        return cls(state.settings, state.device, state.executor_db, stores)
-
-    def handle(self, method: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run one RPC. Raises :class:`hangar.errors.HangarError` subclasses on failure."""
+    def call(self, method: str, request: Any) -> Any:
+        """Run one RPC with a typed request; returns the typed response. Raises
+        :class:`hangar.errors.HangarError` subclasses on failure."""
         handler = HANDLERS.get(method)
         if handler is None:
             raise MethodNotSupportedError(method=method)
-        return handler(self, dict(payload or {}))
+        expected = METHODS[method].request
+        if not isinstance(request, expected):
+            raise InvalidRequest(message=f"{method} takes a {expected.__name__}")
+        return handler(self, request)
 
-    # ------------------------------------------------------------- library
-    def refresh_index(self) -> None:
-        with self._refresh_lock:
-            self.index.refresh(self.stores)
-        self._wake.set()
-
-    def list_tasks(
-        self, *, runtime: str | None = None, include_archived: bool = False
-    ) -> list[LocalTask]:
-        self.refresh_index()
-        return self.index.list(runtime=runtime, include_archived=include_archived)
-
-    def resolve_task(self, key: str) -> str:
-        """A localTaskId from an id, a unique id prefix, or the agent's own session id."""
-        try:
-            return self.index.resolve(key)
-        except NotFoundError:
-            self.refresh_index()
-            return self.index.resolve(key)
-
-    def transcript(
-        self,
-        local_task_id: str,
-        *,
-        limit: int = DEFAULT_LIMIT,
-        before_cursor: str | None = None,
-        refresh: bool = True,
-    ) -> tuple[LocalTask, Transcript]:
-        """One page of a task's transcript, newest first.
-
-        The first page of a task this process read in full before (or indexed) is served
-        tail-first: only its last turns are read, with their final indexes. A page that
-        needs older messages reads the whole file.
-        """
-        check_limit(limit)
-        if before_cursor is None:
-            entry = self._read(self.engine, local_task_id, refresh=refresh, tail=limit)
-        else:
-            start = max(0, decode_cursor(before_cursor) - limit)
-            entry = self._read(self.engine, local_task_id, refresh=refresh, min_index=start)
-        task = self.index.get(local_task_id)
-        if entry is None:
-            return task, Transcript(messages=[], total_messages=0, has_more=False)
-        if window(entry.total, limit, before_cursor)[0] < entry.base:
-            # The file grew or the tail was short: read it whole for this page.
-            entry = self._read(self.engine, local_task_id, refresh=False, min_index=0)
-            if entry is None:
-                return task, Transcript(messages=[], total_messages=0, has_more=False)
-        result = page(
-            entry.messages,
-            limit=limit,
-            before_cursor=before_cursor,
-            checklist=entry.summary.checklist,
-            context_usage=entry.summary.context_usage,
-            base=entry.base,
-        )
-        return task, result
-
-    def index_pending(self, max_tasks: int = 32) -> int:
-        """Read in full up to ``max_tasks`` listed tasks whose file changed since their last
-        full read, so the list shows their message count, status and title; returns how
-        many were read. Uses its own small cache, so it never evicts transcripts a user
-        has open."""
-        done = 0
-        for local_task_id in self.index.stale(max_tasks):
-            try:
-                self._read(self._indexer, local_task_id, refresh=True)
-            except HangarError:
-                continue
-            done += 1
-        return done
-
-    def start_background_indexing(self) -> None:
-        """Run :meth:`index_pending` on a daemon thread after every index refresh."""
-        if self._worker is not None:
-            return
-        self._worker = threading.Thread(
-            target=self._index_loop, name="hangar-task-indexer", daemon=True
-        )
-        self._worker.start()
-        self._wake.set()
-
-    def close(self) -> None:
-        """Stop the background indexer (if started): it finishes the pending work first."""
-        self._closing = True
-        self._wake.set()
-        if self._worker is not None:
-            self._worker.join(timeout=30)
-            self._worker = None
-        close_services(self)
-
-    def _index_loop(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            while self.index_pending(8):
-                pass
-            # A wake that came while this pass ran (a refresh, or close() itself) may name
-            # work the pass did not see: run again before stopping.
-            if self._closing and not self._wake.is_set():
-                return
-
-    def _read(
-        self,
-        engine: TranscriptEngine,
-        local_task_id: str,
-        *,
-        refresh: bool,
-        tail: int | None = None,
-        min_index: int = 0,
-    ) -> CachedTranscript | None:
-        """The task's parsed transcript, recording what it learned in the index; ``None``
-        (and the task marked missing) when its file is gone."""
-        row = self.index.row(local_task_id)
-        store = self.stores.get(row["runtime"])
-        if store is None or not row["source_path"]:
-            raise NotFoundError(kind="runtime", key=row["runtime"])
-        source = SessionSource(
-            runtime=row["runtime"],
-            session_id=row["session_key"],
-            path=Path(row["source_path"]),
-            runtime_handle=json.loads(row["runtime_handle"]),
-        )
-        try:
-            entry = engine.read(
-                local_task_id,
-                store,
-                source,
-                refresh=refresh,
-                tail_messages=tail,
-                min_index=min_index,
-            )
-        except FileNotFoundError:
-            engine.forget(local_task_id)
-            self.index.mark_missing(local_task_id)
-            return None
-        except OSError as exc:
-            raise CorruptFileError(path=source.path, problem=f"cannot read: {exc}") from None
-        if entry.base > 0:
-            return entry  # a tail-first read knows only its last turns: learn nothing
-        summary = entry.summary
-        sig = entry.signature
-        signature = f"{sig.device}:{sig.inode}:{sig.size}:{sig.mtime_ns}"
-        row = self.index.row(local_task_id)
-        known = (row["message_count"], row["status"], row["title"], row["model"], row["signature"])
-        learned = (
-            summary.message_count,
-            summary.status,
-            summary.title or row["title"],
-            summary.model or row["model"],
-            signature,
-        )
-        if known != learned:
-            self.index.record_parse(local_task_id, summary, signature)
-        return entry
+    def handle(self, method: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run one RPC with a JSON payload; returns the JSON answer."""
+        spec = METHODS.get(method)
+        if spec is None or method not in HANDLERS:
+            raise MethodNotSupportedError(method=method)
+        result = to_json(self.call(method, decode(spec.request, payload or {})))
+        assert isinstance(result, dict)
+        return result

@@ -1,7 +1,7 @@
 """Rename, archive and unarchive LocalTasks, and the archived list (RW-034, RW-157..172).
 
-Codex threads go through Codex itself (:mod:`hangar.executor.codex_control`) when ``codex``
-is installed; every other task, and Codex without an installed CLI, gets hangar's override
+A task whose agent has a control facet that can do it (Codex's app-server, when ``codex`` is
+installed) is renamed or archived by the agent itself; every other task gets hangar's override
 columns in the index (``title_override``, ``archived_override``), which every list applies at
 once, so an item never briefly disappears while an agent catches up (RW-167). Renaming
 advances ``updatedAt`` (RW-034); archiving leaves it alone. A running task is never archived.
@@ -23,7 +23,7 @@ from typing import Any
 
 from hangar.device import Device
 from hangar.errors import NotFoundError, UsageError
-from hangar.executor.codex_control import CodexControl, locate_rollout
+from hangar.executor.controls import ControlBatch
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.trash import now_iso
 
@@ -34,11 +34,10 @@ STALE_MARKER_CAP = 2000
 
 @dataclass
 class Lifecycle:
-    """What the operations need: the index, this device and the Codex home."""
+    """What the operations need: the index and this device (controls come per batch)."""
 
     db: ExecutorDatabase
     device: Device
-    codex_home: Path
 
     def row(self, task_id: object) -> sqlite3.Row:
         if not isinstance(task_id, str) or not task_id:
@@ -57,7 +56,7 @@ class Lifecycle:
         return row
 
     # -- rename -----------------------------------------------------------------------------
-    def rename(self, task_id: object, title: object, codex: CodexControl) -> dict[str, Any]:
+    def rename(self, task_id: object, title: object, controls: ControlBatch) -> dict[str, Any]:
         row = self.row(task_id)
         if not isinstance(title, str) or not title.strip():
             raise UsageError("title must be a non-empty string")
@@ -65,10 +64,11 @@ class Lifecycle:
         if len(name) > MAX_TITLE_CHARS:
             raise UsageError(f"title too long ({len(name)} characters, at most {MAX_TITLE_CHARS})")
         via = "index"
-        thread = _thread_id(row)
-        if row["runtime"] == "codex" and thread:
-            done = codex.rename(thread, name, self.codex_home)
-            via = "codex-app-server" if not done.result.get("via") else "codex-session-index"
+        control = controls.get(row["runtime"])
+        if control is not None:
+            done = control.rename(_handle(row), name)
+            if done.done:
+                via = done.via or row["runtime"]
         stamp = now_iso()
         with self.db.write() as conn:
             conn.execute(
@@ -78,47 +78,42 @@ class Lifecycle:
         return {"localTaskId": row["local_task_id"], "title": name, "updatedAt": stamp, "via": via}
 
     # -- archive ----------------------------------------------------------------------------
-    def set_archived(self, task_id: object, archived: bool, codex: CodexControl) -> dict[str, Any]:
+    def set_archived(
+        self, task_id: object, archived: bool, controls: ControlBatch
+    ) -> dict[str, Any]:
         row = self.row(task_id)
         if archived and row["status"] == "running":
             raise UsageError(f"task {row['local_task_id']} is running; stop it before archiving")
         task = row["local_task_id"]
         via = "index"
         source = row["source_path"]
-        thread = _thread_id(row)
-        if row["runtime"] == "codex" and thread:
-            done = codex.archive(thread) if archived else codex.unarchive(thread)
-            if done.outcome == "missing_rollout":
+        agent_keeps_state = False
+        control = controls.get(row["runtime"])
+        if control is not None:
+            path = Path(source) if source else None
+            handle = _handle(row)
+            done = control.archive(handle, path) if archived else control.unarchive(handle, path)
+            if done.outcome == "missing":
                 self._hide_stale(row)
                 return {"localTaskId": task, "archived": False, "cleanupReason": "missing_rollout"}
-            if done.outcome == "done":
-                via = "codex-app-server"
-                moved = self._moved_rollout(source, archived, done.result)
-                source = str(moved) if moved else source
-        # Codex keeps the state itself (the rollout's folder), so its flag is the truth and no
-        # override is kept that could later hide a change made in Codex; others get one.
-        column = "archived" if via == "codex-app-server" else "archived_override"
+            if done.done:
+                via = done.via or row["runtime"]
+                source = str(done.moved_to) if done.moved_to else source
+                agent_keeps_state = control.keeps_archive_state
+        # An agent that keeps the state itself (Codex: the rollout's folder) is the truth: no
+        # override is kept that could later hide a change made in the agent; others get one.
+        column = "archived" if agent_keeps_state else "archived_override"
         with self.db.write() as conn:
             conn.execute(
                 f"UPDATE local_tasks SET {column} = ?, source_path = ? WHERE local_task_id = ?",
                 (int(archived), source, task),
             )
-            if via == "codex-app-server":
+            if agent_keeps_state:
                 conn.execute(
                     "UPDATE local_tasks SET archived_override = NULL WHERE local_task_id = ?",
                     (task,),
                 )
         return {"localTaskId": task, "archived": archived, "via": via}
-
-    def _moved_rollout(
-        self, source: str | None, archived: bool, result: dict[str, Any]
-    ) -> Path | None:
-        thread = result.get("thread")
-        if not archived and isinstance(thread, dict) and isinstance(thread.get("path"), str):
-            return Path(thread["path"])
-        if not source:
-            return None
-        return locate_rollout(self.codex_home, PurePath(source).name, archived)
 
     def _hide_stale(self, row: sqlite3.Row) -> None:
         """RW-171: a deletion marker (TTL, capped) and a tombstone; never shown as archived."""
@@ -144,7 +139,7 @@ class Lifecycle:
                 (stamp, row["local_task_id"]),
             )
 
-    def archive_where(self, codex: CodexControl, project_key: str | None) -> dict[str, Any]:
+    def archive_where(self, controls: ControlBatch, project_key: str | None) -> dict[str, Any]:
         """Archive every unarchived, not running task (of one Project when ``project_key``)."""
         sql = (
             "SELECT local_task_id FROM local_tasks WHERE deleted_at IS NULL"
@@ -155,7 +150,7 @@ class Lifecycle:
             sql += " AND group_workspace_path = ? AND workspace_kind != 'chat'"
             params.append(project_key)
         ids = [r[0] for r in self.db.read().execute(sql, params)]
-        results = [self.set_archived(task_id, True, codex) for task_id in ids]
+        results = [self.set_archived(task_id, True, controls) for task_id in ids]
         archived = [r["localTaskId"] for r in results if r.get("archived")]
         stale = [r["localTaskId"] for r in results if r.get("cleanupReason")]
         return {"archived": archived, "missingRollout": stale, "count": len(archived)}
@@ -206,14 +201,9 @@ def _project_name(key: str | None) -> str:
     return PurePath(key).name or key if key else "Conversations"
 
 
-def _handle(row: sqlite3.Row) -> dict[str, Any]:
+def _handle(row: sqlite3.Row) -> dict[str, str]:
     try:
         value = json.loads(row["runtime_handle"] or "{}")
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _thread_id(row: sqlite3.Row) -> str | None:
-    value = _handle(row).get("threadId")
-    return value if isinstance(value, str) and value else None

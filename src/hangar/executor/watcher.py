@@ -16,14 +16,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import watchfiles
 
-from hangar.paths import agent_homes
-from hangar.state import HangarState
+from hangar.agents.homes import AgentHome
+from hangar.executor.core import ExecutorCore
+from hangar.executor.search_index import IndexProgress
 
 log = logging.getLogger("hangar.executor.watcher")
 
@@ -32,14 +33,10 @@ RUNTIME_CHANGED = "runtime.changed"
 RECHECK_MS = 3000
 
 
-class _Caller(Protocol):
-    def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]: ...
-
-
-def watched_roots(hangar_home: Path) -> list[Path]:
-    """Existing agent-home directories (each agent's override applied), minus hangar's home."""
+def watched_roots(homes: Iterable[AgentHome], hangar_home: Path) -> list[Path]:
+    """Existing agent-home directories, minus hangar's home."""
     roots: list[Path] = []
-    for home in agent_homes().values():
+    for home in homes:
         for path in (home.root, *(p for _, p in home.extra)):
             if path.is_dir() and not _inside(path, hangar_home) and path not in roots:
                 roots.append(path)
@@ -57,9 +54,12 @@ def _inside(path: Path, parent: Path) -> bool:
 class SessionWatcher(threading.Thread):
     """Publishes ``runtime.changed {deviceId, paths}`` after changes under the agent homes."""
 
-    def __init__(self, device_id: str, hangar_home: Path, publish: Publish) -> None:
+    def __init__(
+        self, device_id: str, homes: list[AgentHome], hangar_home: Path, publish: Publish
+    ) -> None:
         super().__init__(name="hangar-session-watcher", daemon=True)
         self.device_id = device_id
+        self.homes = homes
         self.hangar_home = hangar_home
         self.publish = publish
         self._stop = threading.Event()
@@ -71,7 +71,7 @@ class SessionWatcher(threading.Thread):
     def run(self) -> None:
         previous: list[Path] | None = None
         while not self._stop.is_set():
-            roots = watched_roots(self.hangar_home)
+            roots = watched_roots(self.homes, self.hangar_home)
             if previous is not None and (added := [r for r in roots if r not in previous]):
                 # A new agent home may already hold sessions written before we watched it.
                 paths = [str(r) for r in added]
@@ -102,22 +102,21 @@ class SessionWatcher(threading.Thread):
                 self.batches += 1
                 log.debug("%d changed path(s) under the agent homes", len(paths))
                 self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths[:50]})
-            if watched_roots(self.hangar_home) != roots:
+            if watched_roots(self.homes, self.hangar_home) != roots:
                 return  # an agent home appeared or disappeared: watch the new set
 
 
 class IndexWorker(threading.Thread):
     """Discovers and indexes this device's sessions once at start, logging its progress.
 
-    Steps: list (discovery, through the RPC surface), then, with an in-process executor, read
-    the sessions whose files changed (``Executor.index_pending``) and bring the search index up
-    to date (``TaskServices.sync_index``). Each step logs how far it got; pages never wait.
+    Steps: list (discovery), read the sessions whose files changed
+    (:meth:`~hangar.executor.core.ExecutorCore.index_pending`) and bring the search index up
+    to date. Each step logs how far it got; pages never wait.
     """
 
-    def __init__(self, executor: Any, link: _Caller, publish: Publish) -> None:
+    def __init__(self, executor: ExecutorCore, publish: Publish) -> None:
         super().__init__(name="hangar-index-worker", daemon=True)
         self.executor = executor
-        self.link = link
         self.publish = publish
         self.done = threading.Event()
         self._stop = threading.Event()
@@ -131,14 +130,12 @@ class IndexWorker(threading.Thread):
         started = time.monotonic()
         try:
             log.info("indexing: discovering sessions…")
-            listed = self.link.call("runtime.tasks.list", {"includeArchived": True})
-            total = len(listed.get("tasks", []))
+            total = len(self.executor.list_tasks(include_archived=True))
             log.info("indexing: %d sessions found in %.2fs", total, time.monotonic() - started)
             self.summary["sessions"] = total
             self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "listed"})
-            if self.executor is not None:
-                self.summary["read"] = self._read_changed(total)
-                self.summary["searchIndex"] = self._sync_search_index()
+            self.summary["read"] = self._read_changed(total)
+            self.summary["searchIndex"] = self._sync_search_index()
             log.info("indexing: done in %.2fs", time.monotonic() - started)
             self.publish("index.progress", {"done": True, **self.summary})
         except Exception as exc:  # a worker must never take the hub down
@@ -147,12 +144,9 @@ class IndexWorker(threading.Thread):
             self.done.set()
 
     def _read_changed(self, total: int) -> int:
-        index_pending = getattr(self.executor, "index_pending", None)
-        if not callable(index_pending):
-            return 0
         done = 0
         while not self._stop.is_set():
-            count = int(index_pending(16))
+            count = self.executor.index_pending(16)
             if count == 0:
                 break
             done += count
@@ -161,13 +155,9 @@ class IndexWorker(threading.Thread):
         return done
 
     def _sync_search_index(self) -> dict[str, Any]:
-        try:
-            from hangar.executor.task_services import services_for
-        except ImportError:
-            return {}
         last = [0.0]
 
-        def report(progress: Any) -> None:
+        def report(progress: IndexProgress) -> None:
             now = time.monotonic()
             if now - last[0] >= 1.0:
                 last[0] = now
@@ -181,8 +171,7 @@ class IndexWorker(threading.Thread):
                 )
                 self.publish("index.progress", {"searchIndex": state})
 
-        result = services_for(self.executor).sync_index(report)
-        state: dict[str, Any] = result.as_json()
+        state: dict[str, Any] = self.executor.search.sync(report).as_json()
         log.info(
             "search index: %s sessions indexed, %s error(s)",
             state.get("tasksDone"),
@@ -191,16 +180,13 @@ class IndexWorker(threading.Thread):
         return state
 
 
-def start_live_workers(
-    state: HangarState, executor: Any, link: _Caller, publish: Publish
-) -> list[Any]:
-    """Start the index worker and the session watcher for ``state``'s device.
-
-    ``executor`` is the in-process :class:`~hangar.executor.service.Executor` (or ``None``);
-    ``link`` its RPC surface.
-    """
-    index = IndexWorker(executor, link, publish)
-    watcher = SessionWatcher(state.device.device_id, state.settings.paths.home, publish)
+def start_live_workers(executor: ExecutorCore, publish: Publish) -> list[Any]:
+    """Start the index worker and the session watcher of ``executor``'s device."""
+    index = IndexWorker(executor, publish)
+    homes = [store.home for store in executor.stores.values()]
+    watcher = SessionWatcher(
+        executor.device.device_id, homes, executor.settings.paths.home, publish
+    )
     index.start()
     watcher.start()
     return [index, watcher]

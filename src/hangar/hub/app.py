@@ -1,6 +1,9 @@
 """The hub's FastAPI application factory.
 
-``create_app(state, devices)`` wires the routers over one :class:`HubContext`. Every path under
+``create_app(engine, devices, token=…)`` wires the routers over one :class:`HubContext`: the hub
+database, the executors it may call (:class:`~hangar.hub.executor_link.DeviceLinks`) and the
+token. It imports nothing of the executor; the composition root (:mod:`hangar.composition`)
+builds what it receives. Every path under
 ``/api`` passes :class:`ApiAuthMiddleware` first, so an unauthenticated caller learns nothing,
 not even which routes exist (401 for all of them). OpenAPI is at ``/docs``.
 """
@@ -13,26 +16,24 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy.engine import Engine
 from starlette.requests import Request
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hangar import __version__
 from hangar.errors import HangarError
-from hangar.hub import (
-    routes_events,
-    routes_issues,
-    routes_local_runs,
-    routes_runtime_work,
-    routes_web,
-)
-from hangar.hub.api_errors import error_response, install_error_handlers
+from hangar.hub.api import events as events_api
+from hangar.hub.api import issues as issues_api
+from hangar.hub.api import local_runs as local_runs_api
+from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.api.errors import error_response, install_error_handlers
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
-from hangar.hub.executor_link import DeviceLinks, ExecutorLink
-from hangar.hub.workspace_repo import ensure_workspace
-from hangar.state import HangarState
+from hangar.hub.executor_link import DeviceLinks
+from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.store.workspaces import ensure_workspace
 
 log = logging.getLogger("hangar.hub")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -40,11 +41,11 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
 #: Every router mounted under ``/api`` (tests walk these to check auth on every route).
 API_ROUTERS = (
-    routes_runtime_work.router,
-    routes_runtime_work.archived,
-    routes_issues.router,
-    routes_events.router,
-    routes_local_runs.router,
+    runtime_api.router,
+    runtime_api.archived,
+    issues_api.router,
+    events_api.router,
+    local_runs_api.router,
 )
 
 
@@ -75,29 +76,19 @@ class ApiAuthMiddleware:
         await self.app(scope, receive, send)
 
 
-def local_devices(state: HangarState, executor: ExecutorLink) -> DeviceLinks:
-    """The single-user setup: this device's executor, in process."""
-    device = state.device
-    return DeviceLinks(
-        local_device_id=device.device_id,
-        links={device.device_id: executor},
-        names={device.device_id: device.name},
-    )
-
-
 def create_app(
-    state: HangarState,
-    executor: ExecutorLink | DeviceLinks,
+    engine: Engine,
+    devices: DeviceLinks,
     *,
     token: str,
+    owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
 ) -> FastAPI:
-    """Build the hub app over ``state``'s hub database and the executor(s) it may call."""
-    devices = executor if isinstance(executor, DeviceLinks) else local_devices(state, executor)
-    workspace = ensure_workspace(state.hub_engine, owner_name=state.device.name or "owner")
+    """Build the hub app over its database and the executor(s) it may call."""
+    workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
     ctx = HubContext(
-        engine=state.hub_engine,
+        engine=engine,
         workspace=workspace,
         devices=devices,
         auth=auth,
@@ -116,9 +107,9 @@ def create_app(
     install_error_handlers(app)
     for router in API_ROUTERS:
         app.include_router(router)
-    app.include_router(routes_web.router)
+    app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(
-        ApiAuthMiddleware, auth=auth, run_tokens=routes_local_runs.RunTokenPolicy(ctx).allows
+        ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
     )
     return app

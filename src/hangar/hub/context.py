@@ -13,7 +13,7 @@ from hangar.hub.auth import Authenticator
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.runtime_work import DeviceInfo
-from hangar.hub.workspace_repo import Workspace
+from hangar.hub.store.workspaces import Workspace
 
 
 @dataclass

@@ -2,8 +2,9 @@
 
 The hub never stores runtime tasks (RW-002); it asks the device. :class:`ExecutorLink` is the
 seam: :class:`InProcessExecutorLink` calls this device's executor in the same process (single
-user mode); a WebSocket link to a remote executor implements the same method later. RPC names
-and payloads are the executor's (``runtime.tasks.list``, ``runtime.tasks.transcript`` …).
+user mode); a WebSocket link to a remote executor implements the same methods later. RPC names
+and the typed requests and responses are :mod:`hangar.protocol`'s, shared by both ends: in
+process the struct itself is handed over, over a wire it is encoded once and decoded once.
 
 An executor that does not know a method raises :class:`RpcNotSupported` (HTTP 501
 ``not_supported``), never fake data.
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from hangar.errors import HangarError
+from hangar.protocol.methods import METHODS
 
 
 @dataclass(eq=False)
@@ -63,17 +65,22 @@ class RpcFailed(HangarError):
 class ExecutorLink(Protocol):
     """One device's executor as the hub sees it."""
 
-    def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Run RPC ``method``; raises :class:`HangarError` subclasses on failure."""
+    def call(self, method: str, request: Any) -> Any:
+        """Run RPC ``method`` with its typed request; returns its typed response. Raises
+        :class:`HangarError` subclasses on failure."""
+        ...
+
+    def close(self) -> None:
+        """Let go of the executor (stop it, or drop the connection); idempotent."""
         ...
 
 
-Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
+Handler = Callable[[str, Any], Any]
 
 
 @dataclass
 class InProcessExecutorLink:
-    """Calls an executor's ``handle(method, payload)`` in this process.
+    """Calls an executor's ``call(method, request)`` in this process.
 
     ``supported`` (when the executor publishes its method names) lets the hub answer 501
     before calling; an executor's own ``not_supported`` error for an unknown method is mapped
@@ -90,16 +97,17 @@ class InProcessExecutorLink:
             self.closer()
             self.closer = None
 
-    def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def call(self, method: str, request: Any) -> Any:
         if self.supported is not None and method not in self.supported:
             raise RpcNotSupported(method=method)
         try:
-            result = self.handler(method, payload)
+            result = self.handler(method, request)
         except HangarError as exc:
             if exc.code == "not_supported":
                 raise RpcNotSupported(method=method, message=str(exc)) from None
             raise
-        if not isinstance(result, dict):
+        expected = METHODS[method].response if method in METHODS else None
+        if expected is not None and not _is_instance(result, expected):
             raise RpcFailed(method=method, message=f"{method} returned {type(result).__name__}")
         return result
 
@@ -120,6 +128,16 @@ class DeviceLinks:
         except KeyError:
             raise DeviceUnavailable(device_id=device_id) from None
 
+    def close(self) -> None:
+        """Close every link (on hub shutdown)."""
+        for link in self.links.values():
+            link.close()
+
     def online(self) -> list[str]:
         """Online devices, the local one first."""
         return sorted(self.links, key=lambda d: (d != self.local_device_id, self.names.get(d, d)))
+
+
+def _is_instance(value: Any, expected: Any) -> bool:
+    origin = getattr(expected, "__origin__", None)  # dict[str, Any] and the like
+    return isinstance(value, origin if origin is not None else expected)

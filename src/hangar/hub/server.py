@@ -1,8 +1,8 @@
-"""Running the hub: bind, build the app over this device's state and executor, serve.
+"""Running the hub: bind, serve an app, start and stop its background workers.
 
 :class:`HubServer` owns the listening socket (so port 0 works and the URL is known before the
-first request), the uvicorn server, and the background workers that keep the runtime view
-live (the session watcher and indexing worker of :mod:`hangar.executor.watcher`).
+first request) and the uvicorn server. What it serves and which workers run beside it come
+from the caller (the composition root, :mod:`hangar.composition`).
 """
 
 from __future__ import annotations
@@ -10,21 +10,21 @@ from __future__ import annotations
 import ipaddress
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import uvicorn
+from fastapi import FastAPI
 
 from hangar.errors import UsageError
-from hangar.hub.app import create_app
-from hangar.hub.auth import TokenSource, load_or_create_token
-from hangar.hub.executor_link import ExecutorLink
-from hangar.hub.local_executor import executor_of, local_executor_link
-from hangar.hub.outbox import start_local_run_workers
-from hangar.state import HangarState
+from hangar.token_file import TokenSource
 
 log = logging.getLogger("hangar.hub")
+
+
+class Worker(Protocol):
+    def stop(self) -> None: ...
 
 
 def is_loopback(host: str) -> bool:
@@ -74,22 +74,21 @@ def url_for(host: str, port: int) -> str:
 
 @dataclass
 class HubServer:
-    """A hub ready to serve on a bound socket."""
+    """An app ready to serve on a bound socket."""
 
-    state: HangarState
+    app: FastAPI
     host: str
     port: int
     token: TokenSource
-    executor: ExecutorLink | None = None
+    start_workers: Callable[[HubServer], Sequence[Worker]] | None = None
+    """Called once the socket is live; the workers it returns are stopped on shutdown."""
     on_started: Callable[[HubServer], None] | None = None
-    workers: list[Any] = field(default_factory=list)
+    on_stopped: Callable[[], None] | None = None
+    workers: list[Worker] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.sock = bind_socket(self.host, self.port)
         self.port = int(self.sock.getsockname()[1])
-        if self.executor is None:
-            self.executor = local_executor_link(self.state)
-        self.app = create_app(self.state, self.executor, token=self.token.token)
 
     @property
     def url(self) -> str:
@@ -100,8 +99,6 @@ class HubServer:
 
     def serve(self) -> None:
         """Serve until interrupted (SIGINT/SIGTERM); workers start after the socket is live."""
-        from hangar.executor.watcher import start_live_workers
-
         config = uvicorn.Config(
             self.app,
             log_level="warning",
@@ -110,10 +107,8 @@ class HubServer:
             timeout_graceful_shutdown=3,
         )
         server = uvicorn.Server(config)
-        link = self.executor
-        assert link is not None
-        self.workers = start_live_workers(self.state, executor_of(link), link, self.publish)
-        self.workers += start_local_run_workers(self.app.state.hub)
+        if self.start_workers is not None:
+            self.workers = list(self.start_workers(self))
         if self.on_started:
             self.on_started(self)
         try:
@@ -121,16 +116,6 @@ class HubServer:
         finally:
             for worker in self.workers:
                 worker.stop()
-            close = getattr(self.executor, "close", None)
-            if callable(close):
-                close()
+            if self.on_stopped is not None:
+                self.on_stopped()
             self.sock.close()
-
-
-def prepare(
-    state: HangarState, host: str, port: int, allow_remote: bool
-) -> tuple[HubServer, str | None]:
-    """Check the address, load the token and bind; returns the server and any warning."""
-    warning = check_bind_address(host, allow_remote)
-    token = load_or_create_token(state.settings.paths.token_file)
-    return HubServer(state=state, host=host, port=port, token=token), warning

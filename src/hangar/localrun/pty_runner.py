@@ -13,7 +13,10 @@ Contract of :meth:`TerminalPtyRunner.run`:
 - SIGINT, SIGTERM and SIGHUP received by hangar are forwarded to the child's process group;
 - the return value is the child's exit code (killed by signal N: ``128 + N``);
 - the user's terminal settings and the previous signal handlers are restored on every way
-  out (normal exit, exception, forwarded Ctrl+C or kill).
+  out (normal exit, exception, forwarded Ctrl+C or kill);
+- with ``commands`` that hold at least one ``/hangar…`` command and a terminal on stdin, the
+  bytes go through the terminal engine (:mod:`hangar.localrun.terminal`: inline menu, issue
+  card, notice) instead of being copied as they are; without commands nothing changes.
 """
 
 from __future__ import annotations
@@ -33,9 +36,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from hangar.errors import HangarError
+
+if TYPE_CHECKING:
+    from hangar.localrun.terminal.commands import CommandRegistry
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEFAULT_SIZE = (24, 80)
@@ -120,6 +126,8 @@ class TerminalPtyRunner:
     stdout_fd: int = 1
     on_started: Callable[[int], None] | None = None
     """Called with the child's pid once it runs (its process group id is the same)."""
+    commands: CommandRegistry | None = None
+    """``/hangar…`` menu commands; None or empty: the terminal is passed through untouched."""
 
     def run(self, command: ChildCommand) -> int:
         interactive = os.isatty(self.stdin_fd)
@@ -149,6 +157,9 @@ class TerminalPtyRunner:
         if self.on_started is not None:
             self.on_started(process.pid)
         try:
+            if interactive and self.commands is not None and not self.commands.empty:
+                self._run_with_engine(process, master, size, self.commands)
+                return exit_code_of(process.wait())
             with (
                 _user_terminal(self.stdin_fd, interactive),
                 _forwarded_signals(process.pid, self.stdin_fd if interactive else None, master),
@@ -161,6 +172,32 @@ class TerminalPtyRunner:
                     os.killpg(process.pid, signal.SIGHUP)
                 process.wait()
             os.close(master)
+
+    # -- hook: the terminal engine (menu, card, notice) between the user and the child ------
+    def _run_with_engine(
+        self,
+        process: subprocess.Popen[bytes],
+        master: int,
+        size: tuple[int, int],
+        commands: CommandRegistry,
+    ) -> None:
+        from hangar.localrun.terminal.clock import SystemClock
+        from hangar.localrun.terminal.interposer import Interposer
+        from hangar.localrun.terminal.pty_bridge import PtyPorts, ResizeWakeup, pump_with_engine
+
+        clock = SystemClock()
+        ports = PtyPorts(self.stdout_fd, master, process.pid)
+        # The menu is drawn on stdout: without a terminal there, only Tab and typed commands.
+        engine = Interposer(ports, commands, clock, size, menu=os.isatty(self.stdout_fd))
+        wakeup = ResizeWakeup()
+        try:
+            with (
+                _user_terminal(self.stdin_fd, True),
+                _forwarded_signals(process.pid, self.stdin_fd, master, on_resize=wakeup.record),
+            ):
+                pump_with_engine(process, master, self.stdin_fd, engine, wakeup, clock)
+        finally:
+            wakeup.close()
 
     def _pump(self, process: subprocess.Popen[bytes], master: int, interactive: bool) -> None:
         readers = [master, self.stdin_fd] if interactive else [master]
@@ -230,7 +267,12 @@ def _user_terminal(fd: int, interactive: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _forwarded_signals(pgid: int, tty_fd: int | None, master: int) -> Iterator[None]:
+def _forwarded_signals(
+    pgid: int,
+    tty_fd: int | None,
+    master: int,
+    on_resize: Callable[[tuple[int, int]], None] | None = None,
+) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # handlers can only be installed on the main thread
         return
@@ -241,7 +283,9 @@ def _forwarded_signals(pgid: int, tty_fd: int | None, master: int) -> Iterator[N
 
     def resize(_signum: int, _frame: FrameType | None) -> None:
         size = window_size(tty_fd) if tty_fd is not None else None
-        if size is not None:
+        if size is not None and on_resize is not None:
+            on_resize(size)  # the terminal engine sizes the child itself
+        elif size is not None:
             with contextlib.suppress(OSError):
                 set_window_size(master, size)
 

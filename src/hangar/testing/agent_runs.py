@@ -216,6 +216,11 @@ class AgentSandbox:
         argv = [CLIS[cli].executable(), *args]
         return self.sandbox.spawn(argv, cwd=cwd, env=self.env(cli), stdin=stdin)
 
+    def launcher(self) -> SandboxLauncher:
+        """An :class:`~hangar.agents.launch.AgentLauncher` that starts the pinned CLIs inside
+        this sandbox (for executors whose control facets must reach the real agent)."""
+        return SandboxLauncher(self)
+
     def spawn_pty(
         self,
         cli: str,
@@ -240,3 +245,26 @@ def _json_lines(text: str) -> list[dict[str, Any]]:
         if isinstance(value, dict):
             events.append(value)
     return events
+
+
+class SandboxLauncher:
+    """Starts agent CLIs by executable name inside an :class:`AgentSandbox` (its home as cwd)."""
+
+    def __init__(self, sandbox: AgentSandbox) -> None:
+        self.sandbox = sandbox
+
+    def _cli(self, executable: str) -> str | None:
+        return next((name for name, cli in CLIS.items() if cli.binary == executable), None)
+
+    def which(self, executable: str) -> str | None:
+        cli = self._cli(executable)
+        return CLIS[cli].executable() if cli is not None else None
+
+    def launch(
+        self, executable: str, args: Sequence[str], *, cwd: Path | None = None
+    ) -> subprocess.Popen[bytes] | None:
+        cli = self._cli(executable)
+        if cli is None:
+            return None
+        where = str(cwd) if cwd is not None else self.sandbox.homes.home
+        return self.sandbox.spawn(cli, args, cwd=where)

@@ -46,8 +46,8 @@ from typing import Any
 import msgspec
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
+from hangar.agents.homes import AgentHome
 from hangar.model import Message, ToolBlock
-from hangar.paths import AgentHome
 
 #: Discovery may open this many files per session found, plus :data:`DISCOVER_OPEN_SLACK`.
 DISCOVER_OPENS_PER_SESSION = 3

@@ -15,14 +15,11 @@ from typing import Any
 from hangar.agents.base import AgentStore, SessionSource, TranscriptProjector
 from hangar.agents.claude.discovery import child_path, describe_session, session_paths
 from hangar.agents.claude.projector import ClaudeProjector, read_child
-from hangar.agents.registry import register_store
 from hangar.model import Message
 
 
-@register_store
 class ClaudeStore(AgentStore):
     runtime = "claude"
-    display_name = "Claude Code"
     append_only = True
 
     def session_paths(self) -> Iterator[Path]:

@@ -15,14 +15,11 @@ from hangar.agents.base import AgentStore, SessionSource, TranscriptProjector
 from hangar.agents.codex.discovery import describe_rollout, read_thread_names, rollout_paths
 from hangar.agents.codex.projector import CodexProjector
 from hangar.agents.codex.subagents import find_rollout, read_child
-from hangar.agents.registry import register_store
 from hangar.model import Message
 
 
-@register_store
 class CodexStore(AgentStore):
     runtime = "codex"
-    display_name = "Codex"
     append_only = True
 
     _names: dict[str, str]

@@ -17,7 +17,6 @@ from hangar.agents.message_log import JsonObject, SkipCounter, as_map, as_str, i
 from hangar.agents.opencode import json_store, sqlite_store
 from hangar.agents.opencode.project import RawSession, project_session
 from hangar.agents.peek import stat_marks
-from hangar.agents.registry import register_store
 
 RUNTIME = "opencode"
 
@@ -26,10 +25,8 @@ def _is_sqlite(path: Path) -> bool:
     return path.suffix == ".db"
 
 
-@register_store
 class OpenCodeStore(AgentStore):
     runtime = RUNTIME
-    display_name = "OpenCode"
     append_only = False
 
     def databases(self) -> list[Path]:

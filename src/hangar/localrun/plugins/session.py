@@ -24,16 +24,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
-from hangar.errors import HangarError
+from hangar.errors import HangarError, UsageError
 from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.plugins.environment import Channels, Mode, plugin_env
 from hangar.localrun.plugins.event_stream import EventReader, StreamStats, read_chunks
@@ -123,56 +125,71 @@ class _Dispatch:
 
 
 class _Escalation:
-    """Pass hangar's SIGINT/SIGTERM/SIGHUP on to the adapter's group, escalating on a timer.
+    """Pass hangar's SIGINT/SIGTERM/SIGHUP on to the adapter's group, escalating on a clock.
 
-    Signals are sent only while the adapter's leader is unreaped (the caller waits with
-    ``WNOWAIT``), so the process group id cannot belong to anyone else."""
+    The signal handler only queues the request (``SimpleQueue.put`` is safe in a handler, a
+    lock is not: a second Ctrl+C can arrive while the first is being handled); one thread
+    sends the signals. They are sent only while the adapter's leader is unreaped (the caller
+    waits with ``WNOWAIT``), so the process group id cannot belong to anyone else."""
 
     STEPS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
+    _FINISH = -1
+    _EXPIRE = -2
 
     def __init__(self, pgid: int, log: RunLog) -> None:
         self.pgid = pgid
         self.log = log
         self.sent: list[str] = []
-        self._step = -1
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-        self._done = False
+        self._requests: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name="hangar-adapter-signals",
+                                        daemon=True)  # fmt: skip
+        self._thread.start()
 
-    def _send(self, step: int) -> None:
-        with self._lock:
-            if self._done or step <= self._step or step >= len(self.STEPS):
+    def _work(self) -> None:
+        step = -1
+        deadline: float | None = None
+        while True:
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                request = self._requests.get(timeout=timeout)
+            except queue.Empty:
+                request = 0  # the grace period passed: the next step
+            if request == self._FINISH:
                 return
-            self._step = step
+            if request == self._EXPIRE:
+                self.log.note("the adapter ran over its time limit")
+                target = max(step + 1, 1)
+            elif request in (signal.SIGTERM, signal.SIGHUP):
+                target = max(step + 1, 1)
+            else:
+                target = step + 1
+            if target >= len(self.STEPS):
+                deadline = None
+                continue
+            step = target
             sig = self.STEPS[step]
-            if self._timer is not None:
-                self._timer.cancel()
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pgid, sig)
             self.sent.append(sig.name)
             self.log.note(f"sent {sig.name} to the adapter's process group")
             if step + 1 < len(self.STEPS):
                 grace = INT_GRACE if sig == signal.SIGINT else TERM_GRACE
-                self._timer = threading.Timer(grace, self._send, args=(step + 1,))
-                self._timer.daemon = True
-                self._timer.start()
+                deadline = time.monotonic() + grace
+            else:
+                deadline = None
 
     def on_signal(self, signum: int, _frame: FrameType | None) -> None:
-        if signum == signal.SIGINT:
-            self._send(self._step + 1)
-        else:
-            self._send(max(self._step + 1, 1))
+        self._requests.put(signum)
 
     def expire(self) -> None:
         """The run's time limit passed: end the adapter (SIGTERM, then SIGKILL)."""
-        self.log.note("the adapter ran over its time limit")
-        self._send(max(self._step + 1, 1))
+        self._requests.put(self._EXPIRE)
 
     def finish(self) -> None:
-        with self._lock:
-            self._done = True
-            if self._timer is not None:
-                self._timer.cancel()
+        """The adapter has exited: send nothing more (call before reaping it)."""
+        if self._thread.is_alive():
+            self._requests.put(self._FINISH)
+            self._thread.join()
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
@@ -214,10 +231,12 @@ class AdapterSession:
         self.runner = runner
         self.echo = echo
         self._echo_lock = threading.Lock()
+        self._on_terminal = False
 
     # -- the user's view in pipe mode ------------------------------------------------
     def echo_message(self, message: RunMessage) -> None:
-        if self.echo is None or message.type == "thinking":
+        """Pipe mode only: a TUI adapter owns the screen, hangar writes nothing on it."""
+        if self.echo is None or self._on_terminal or message.type == "thinking":
             return
         if message.type in ("tool_use", "tool_result"):
             line = f"[{message.type.replace('_', ' ')}: {message.tool}]"
@@ -261,7 +280,12 @@ class AdapterSession:
             f"{self.manifest.name} ({self.manifest.protocol}, {self.mode}) starts: {argv!r} "
             f"in {cwd}"
         )
-        interactive = self.manifest.capabilities.interactive_pty and self.runner is not None
+        interactive = self.manifest.capabilities.interactive_pty
+        if interactive and self.runner is None:
+            raise UsageError(
+                f"{self.manifest.name} is an interactive_pty adapter: it needs a terminal runner"
+            )
+        self._on_terminal = interactive
 
         def env_for(channels: Channels) -> dict[str, str]:
             return plugin_env(

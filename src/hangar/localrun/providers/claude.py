@@ -27,7 +27,6 @@ from typing import Any
 
 from hangar.localrun.providers.base import MessageSink, Provider, UsageSink
 from hangar.localrun.providers.claude_events import ClaudeTranscriptTracker
-from hangar.localrun.providers.registry import register_provider
 from hangar.localrun.pty_runner import ChildCommand
 
 HOOK_PATH = "/hook/session-start"
@@ -106,7 +105,6 @@ def hook_settings(port: int, token: str) -> dict[str, Any]:
     return {"hooks": {"SessionStart": [{"matcher": "*", "hooks": [hook]}]}}
 
 
-@register_provider
 class ClaudeProvider(Provider):
     name = "claude"
     executables = ("claude",)

@@ -19,7 +19,6 @@ from hangar.localrun.providers.codex_events import (
     CodexEventMapper,
     inject_developer_instructions,
 )
-from hangar.localrun.providers.registry import register_provider
 from hangar.localrun.pty_runner import ChildCommand
 from hangar.localrun.sidecar import Sidecar, SidecarError, free_loopback_port
 from hangar.localrun.ws_proxy import WsProxy
@@ -27,7 +26,6 @@ from hangar.localrun.ws_proxy import WsProxy
 START_ATTEMPTS = 3
 
 
-@register_provider
 class CodexProvider(Provider):
     name = "codex"
     executables = ("codex",)

@@ -1,43 +1,51 @@
-"""The single provider registry (LR-122): built-ins register here; plugins are found next.
+"""The local-run providers (LR-122): every agent's ``live`` facet, plus providers registered
+here that belong to no agent hangar reads (external plugins).
 
-:func:`provider_for` looks up, in the seed's order (LR-138): the built-ins registered here,
-then the provider plugins of ``config.toml`` and ``$HANGAR_HOME/localrun-providers/``
-(:mod:`hangar.localrun.plugins`). A plugin that claims a built-in's name, or two plugins with one
-name, make the lookup of that name an error naming the manifests (LR-139).
+Built-in providers are the ``live`` facets of the agent registry
+(:mod:`hangar.agents.registry`), loaded only when a run asks for them; a provider registered
+with :func:`register_provider` is looked up the same way, by executable name. A name taken by
+an agent's provider cannot be registered again (never a silent shadow).
+
+:func:`provider_for` looks up, in the seed's order (LR-138): these providers, then the
+provider plugins of ``config.toml`` and ``$HANGAR_HOME/localrun-providers/``
+(:mod:`hangar.localrun.plugins`). A plugin that claims a built-in's name, or two plugins with
+one name, make the lookup of that name an error naming the manifests (LR-139).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from pathlib import PurePath
 
+from hangar.agents.registry import agents
 from hangar.errors import UsageError
 from hangar.localrun.providers.base import Provider
 
-_PROVIDERS: dict[str, type[Provider]] = {}
-
-#: Built-in provider modules; each calls :func:`register_provider` on import.
-BUILTIN_PROVIDER_MODULES = ("hangar.localrun.providers.codex", "hangar.localrun.providers.claude")
-_loaded = False
+_EXTRA: dict[str, type[Provider]] = {}
 
 
 def register_provider(provider: type[Provider]) -> type[Provider]:
     """Register a provider class (usable as a decorator); names must be unique."""
-    existing = _PROVIDERS.get(provider.name)
-    if existing is not None and existing is not provider:
+    taken = {record.runtime for record in agents().values() if record.live is not None}
+    existing = _EXTRA.get(provider.name)
+    if provider.name in taken or (existing is not None and existing is not provider):
         raise UsageError(f"local-run provider {provider.name!r} is already registered")
-    _PROVIDERS[provider.name] = provider
+    _EXTRA[provider.name] = provider
     return provider
 
 
 def providers() -> Mapping[str, type[Provider]]:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for module in BUILTIN_PROVIDER_MODULES:
-            importlib.import_module(module)
-    return dict(_PROVIDERS)
+    """Every provider by name: the agents' live facets first, then registered ones."""
+    found: dict[str, type[Provider]] = {}
+    for record in agents().values():
+        if record.live is None:
+            continue
+        cls = record.live_class()
+        if not (isinstance(cls, type) and issubclass(cls, Provider)):
+            raise UsageError(f"agent {record.runtime!r}: its live facet is not a Provider")
+        found[cls.name] = cls
+    found.update(_EXTRA)
+    return found
 
 
 def executable_name(arg0: str) -> str:

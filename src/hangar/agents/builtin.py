@@ -1,0 +1,90 @@
+"""The built-in agents: declared here, implemented in one module or package per agent.
+
+Facets are lazy references, so this table is cheap to import. A plugin agent is declared the
+same way and published through the ``hangar.agents`` entry point group.
+"""
+
+from __future__ import annotations
+
+from hangar.agents.homes import HomeSpec, xdg_config, xdg_data
+from hangar.agents.registry import Agent
+
+BUILTIN_AGENTS: tuple[Agent, ...] = (
+    Agent(
+        runtime="codex",
+        display_name="Codex",
+        badge="Cx",
+        home=HomeSpec("CODEX_HOME", (".codex",)),
+        store="hangar.agents.codex:CodexStore",
+        live="hangar.localrun.providers.codex:CodexProvider",
+        control="hangar.agents.codex.control:CodexControl",
+        executables=("codex",),
+    ),
+    Agent(
+        runtime="claude",
+        display_name="Claude Code",
+        badge="Cl",
+        home=HomeSpec("CLAUDE_CONFIG_DIR", (".claude",)),
+        store="hangar.agents.claude:ClaudeStore",
+        live="hangar.localrun.providers.claude:ClaudeProvider",
+        executables=("claude",),
+    ),
+    Agent(
+        runtime="opencode",
+        display_name="OpenCode",
+        badge="Oc",
+        home=xdg_data("opencode"),
+        extra_homes=(("config", xdg_config("opencode")),),
+        store="hangar.agents.opencode:OpenCodeStore",
+        executables=("opencode",),
+    ),
+    Agent(
+        runtime="continue",
+        display_name="Continue CLI",
+        badge="Cn",
+        home=HomeSpec("CONTINUE_GLOBAL_DIR", (".continue",)),
+        store="hangar.agents.continue_cli:ContinueStore",
+        executables=("cn",),
+    ),
+    Agent(
+        runtime="gemini",
+        display_name="Gemini CLI",
+        badge="Gm",
+        home=HomeSpec("GEMINI_CLI_HOME", (), (".gemini",)),
+        store="hangar.agents.gemini:GeminiStore",
+        executables=("gemini",),
+    ),
+    Agent(
+        runtime="copilot",
+        display_name="Copilot CLI",
+        badge="Cp",
+        home=HomeSpec("COPILOT_HOME", (".copilot",)),
+        store="hangar.agents.copilot:CopilotStore",
+        executables=("copilot",),
+    ),
+    Agent(
+        runtime="cursor",
+        display_name="Cursor agent",
+        badge="Cu",
+        home=HomeSpec("CURSOR_CONFIG_DIR", (".cursor",)),
+        store="hangar.agents.cursor:CursorStore",
+        executables=("cursor-agent",),
+    ),
+    Agent(
+        runtime="qwen",
+        display_name="Qwen Code",
+        badge="Qw",
+        home=HomeSpec("QWEN_HOME", (".qwen",)),
+        store="hangar.agents.qwen:QwenStore",
+        executables=("qwen",),
+    ),
+    Agent(
+        runtime="kiro",
+        display_name="Kiro CLI",
+        badge="Ki",
+        home=HomeSpec("KIRO_HOME", (".kiro",)),
+        extra_homes=(("legacyData", xdg_data("kiro-cli")),),
+        store="hangar.agents.kiro:KiroStore",
+        executables=("kiro-cli",),
+    ),
+)

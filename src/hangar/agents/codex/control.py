@@ -1,0 +1,183 @@
+"""Codex's control facet: lifecycle operations through Codex's own interfaces
+(RW-162, RW-163, RW-169..172).
+
+:class:`CodexControl` starts ``codex app-server`` on first use (through the device's launcher,
+only when a ``codex`` executable is installed) and keeps that one process for a batch of
+operations; :meth:`CodexControl.close` ends it.
+
+* ``archive`` → ``thread/archive`` (Codex moves the rollout to ``archived_sessions/``). On the
+  exact error ``no rollout found for thread id`` the thread is stale: ``thread/delete`` removes
+  the leftover record and the result is ``missing`` — never "archived" (RW-172).
+* ``unarchive`` → ``thread/unarchive`` (the rollout goes back under ``sessions/``).
+* ``rename`` → ``thread/name/set``; without an app-server, one line appended to
+  ``$CODEX_HOME/session_index.jsonl`` exactly as Codex writes it (append-only, last one wins).
+* ``delete`` → ``thread/delete``; a server that does not know the method answers
+  ``unsupported`` from then on (the executor then moves the files into its trash itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from typing import Any, ClassVar
+
+from hangar.agents.codex.app_server import AppServerError, AppServerTimeout, CodexAppServer
+from hangar.agents.control import AgentControl, ControlResult, Handle
+from hangar.agents.homes import AgentHome
+from hangar.agents.launch import AgentLauncher
+
+VIA_APP_SERVER = "codex-app-server"
+VIA_SESSION_INDEX = "codex-session-index"
+VIA_THREAD_DELETE = "codex-thread-delete"
+DELETE_TIMEOUT = 120.0
+
+
+class CodexControl(AgentControl):
+    runtime: ClassVar[str] = "codex"
+    keeps_archive_state: ClassVar[bool] = True
+
+    def __init__(self, home: AgentHome, launcher: AgentLauncher) -> None:
+        super().__init__(home, launcher)
+        self._server: CodexAppServer | None = None
+        self._tried = False
+        self._has_delete = True
+
+    def server(self) -> CodexAppServer | None:
+        """The batch's app-server, started on first use; ``None`` when Codex is not installed."""
+        if not self._tried:
+            self._tried = True
+            process = self.launcher.launch("codex", ["app-server"])
+            if process is not None:
+                server = CodexAppServer(["codex", "app-server"])
+                try:
+                    server.attach(process)
+                except BaseException:
+                    server.close()
+                    raise
+                self._server = server
+        return self._server
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+    # -- operations -------------------------------------------------------------------------
+    def archive(self, handle: Handle, source_path: Path | None) -> ControlResult:
+        return self._move("thread/archive", handle, source_path, archived=True)
+
+    def unarchive(self, handle: Handle, source_path: Path | None) -> ControlResult:
+        return self._move("thread/unarchive", handle, source_path, archived=False)
+
+    def rename(self, handle: Handle, title: str) -> ControlResult:
+        thread = handle.get("threadId")
+        if not thread:
+            return ControlResult("unsupported")
+        done = self._call("thread/name/set", thread, name=title)
+        if done.outcome != "unavailable":
+            return done
+        append_session_name(self.home.root, thread, title)
+        return ControlResult("done", VIA_SESSION_INDEX)
+
+    def can_delete(self, handle: Handle) -> bool:
+        return bool(handle.get("threadId")) and self._has_delete and self.server() is not None
+
+    def delete(self, handle: Handle) -> ControlResult:
+        thread = handle.get("threadId")
+        server = self.server() if thread and self._has_delete else None
+        if not thread or server is None:
+            return ControlResult("unsupported" if not thread else "unavailable")
+        try:
+            server.request("thread/delete", {"threadId": thread}, timeout=DELETE_TIMEOUT)
+        except AppServerTimeout:
+            # RW-176: never stack a second thread/delete on a server still busy with the
+            # first: end this server; the caller marks the item failed and retries later.
+            self.close()
+            self._tried = False
+            raise
+        except AppServerError as exc:
+            if exc.is_missing_rollout:
+                return ControlResult("done", VIA_THREAD_DELETE)
+            if not exc.is_unknown_method:
+                raise
+            self._has_delete = False
+            return ControlResult("unsupported")
+        return ControlResult("done", VIA_THREAD_DELETE)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _move(
+        self, method: str, handle: Handle, source_path: Path | None, *, archived: bool
+    ) -> ControlResult:
+        thread = handle.get("threadId")
+        if not thread:
+            return ControlResult("unsupported")
+        done = self._call(method, thread)
+        if not done.done:
+            return done
+        return ControlResult(
+            "done", VIA_APP_SERVER, self._moved_rollout(source_path, archived, done.details)
+        )
+
+    def _call(self, method: str, thread_id: str, **extra: Any) -> ControlResult:
+        server = self.server()
+        if server is None:
+            return ControlResult("unavailable")
+        try:
+            result = server.request(method, {"threadId": thread_id, **extra})
+            return ControlResult("done", VIA_APP_SERVER, details=result)
+        except AppServerError as exc:
+            if not exc.is_missing_rollout:
+                raise
+        if method == "thread/archive":
+            try:
+                server.request("thread/delete", {"threadId": thread_id}, timeout=DELETE_TIMEOUT)
+            except AppServerError as exc:
+                if not (exc.is_missing_rollout or exc.is_unknown_method):
+                    raise
+        return ControlResult("missing")
+
+    def _moved_rollout(
+        self, source: Path | None, archived: bool, result: dict[str, Any]
+    ) -> Path | None:
+        thread = result.get("thread")
+        if not archived and isinstance(thread, dict) and isinstance(thread.get("path"), str):
+            return Path(thread["path"])
+        if source is None:
+            return None
+        return locate_rollout(self.home.root, PurePath(source).name, archived)
+
+
+def append_session_name(codex_home: Path, thread_id: str, name: str) -> None:
+    """Append ``{"id", "thread_name", "updated_at"}`` to Codex's name index (one write)."""
+    stamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    line = json.dumps({"id": thread_id, "thread_name": name, "updated_at": stamp})
+    codex_home.mkdir(parents=True, exist_ok=True)
+    path = codex_home / "session_index.jsonl"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        prefix = b""
+        size = os.fstat(fd).st_size
+        if size:
+            with path.open("rb") as handle:
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    prefix = b"\n"  # never glue our line onto a partial one
+        os.write(fd, prefix + line.encode() + b"\n")
+    finally:
+        os.close(fd)
+
+
+def locate_rollout(codex_home: Path, file_name: str, archived: bool) -> Path | None:
+    """Where Codex keeps rollout ``file_name`` now (after an archive or unarchive)."""
+    if archived:
+        candidate = codex_home / "archived_sessions" / file_name
+        return candidate if candidate.is_file() else None
+    sessions = codex_home / "sessions"
+    if not sessions.is_dir():
+        return None
+    for found in sessions.glob(f"*/*/*/{file_name}"):
+        if found.is_file():
+            return found
+    return None

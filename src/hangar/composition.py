@@ -1,0 +1,111 @@
+"""The composition root: one local hangar — this device's executor and the hub — in one process.
+
+This is the only module that knows both halves. It opens the executor
+(:class:`~hangar.executor.service.Executor`, from ``$HANGAR_HOME``) and the hub database, links
+them through an :class:`~hangar.hub.executor_link.InProcessExecutorLink` (the seam a remote
+executor's WebSocket link plugs into), builds the hub app, and starts the background workers of
+both sides: the session watcher and indexing worker, the delete queue left by an earlier run,
+the local-run outbox and sweeper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy.engine import Engine
+
+from hangar.agents.base import AgentStore
+from hangar.agents.launch import AgentLauncher
+from hangar.executor.service import Executor
+from hangar.executor.watcher import start_live_workers
+from hangar.hub.app import create_app
+from hangar.hub.context import HubContext
+from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
+from hangar.hub.server import HubServer, Worker
+from hangar.hub.store.database import open_hub_database
+from hangar.hub.workers.outbox import start_local_run_workers
+from hangar.paths import Env
+from hangar.token_file import TokenSource
+
+
+@dataclass
+class LocalHangar:
+    """This device's executor and a hub over ``hub.db``, wired together."""
+
+    executor: Executor
+    hub_engine: Engine
+    link: InProcessExecutorLink = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.link = InProcessExecutorLink(
+            handler=self.executor.call, supported=self.executor.methods
+        )
+
+    @classmethod
+    def open(
+        cls,
+        environ: Env | None = None,
+        *,
+        stores: Mapping[str, AgentStore] | None = None,
+        launcher: AgentLauncher | None = None,
+    ) -> LocalHangar:
+        """Open (creating and migrating) both databases of this ``$HANGAR_HOME``."""
+        executor = Executor.open(environ, stores=stores, launcher=launcher)
+        try:
+            engine = open_hub_database(executor.settings.paths.hub_db)
+        except BaseException:
+            executor.close()
+            raise
+        return cls(executor, engine)
+
+    def devices(self) -> DeviceLinks:
+        """The single-user setup: this device's executor, in process."""
+        device = self.executor.device
+        return DeviceLinks(
+            local_device_id=device.device_id,
+            links={device.device_id: self.link},
+            names={device.device_id: device.name},
+        )
+
+    def create_app(self, token: str, *, extra: dict[str, Any] | None = None) -> FastAPI:
+        return create_app(
+            self.hub_engine,
+            self.devices(),
+            token=token,
+            owner_name=self.executor.device.name or "owner",
+            extra=extra,
+        )
+
+    def start_workers(self, app: FastAPI) -> list[Worker]:
+        """Everything that runs beside a serving hub; each has ``stop()``."""
+        ctx = app.state.hub
+        assert isinstance(ctx, HubContext)
+        workers: list[Worker] = list(start_live_workers(self.executor, ctx.events.publish))
+        workers += start_local_run_workers(ctx)
+        self.executor.resume_deletes()
+        return workers
+
+    def server(self, app: FastAPI, host: str, port: int, token: TokenSource) -> HubServer:
+        """A :class:`HubServer` for ``app`` whose workers are this hangar's."""
+        return HubServer(
+            app=app,
+            host=host,
+            port=port,
+            token=token,
+            start_workers=lambda server: self.start_workers(server.app),
+        )
+
+    def close(self) -> None:
+        """Stop the executor's workers, then close both databases."""
+        self.link.close()
+        self.executor.close()
+        self.hub_engine.dispose()
+
+    def __enter__(self) -> LocalHangar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

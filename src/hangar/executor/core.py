@@ -1,0 +1,291 @@
+"""This device's agent sessions as a library: the LocalTask index, transcripts, and the parts
+behind search, lifecycle and deletes.
+
+:class:`ExecutorCore` is what the RPC handlers (:mod:`hangar.executor.service`) and the CLI
+share. It receives everything it needs — settings, this device, its database, the agent stores
+and the launcher that starts agent CLIs — and imports nothing of the hub. Its helpers (search,
+lifecycle, the delete worker) are created on first use and stopped by :meth:`close`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Self
+
+from hangar.agents.base import AgentStore, SessionSource
+from hangar.agents.control import AgentControl
+from hangar.agents.launch import AgentLauncher, PathLauncher
+from hangar.agents.registry import agent, open_stores
+from hangar.device import Device, load_or_create_device
+from hangar.errors import CorruptFileError, HangarError, NotFoundError
+from hangar.executor.cleanup import ManagedRoots
+from hangar.executor.controls import ControlBatch
+from hangar.executor.database import ExecutorDatabase
+from hangar.executor.delete_worker import DeleteWorker
+from hangar.executor.search_service import SearchService
+from hangar.executor.task_index import TaskIndex
+from hangar.executor.task_lifecycle import Lifecycle
+from hangar.model import LocalTask, Transcript
+from hangar.paths import Env
+from hangar.settings import Settings, load_settings
+from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
+from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
+from hangar.transcripts.tail import TurnTables
+
+
+class ExecutorCore:
+    def __init__(
+        self,
+        settings: Settings,
+        device: Device,
+        db: ExecutorDatabase,
+        *,
+        stores: Mapping[str, AgentStore] | None = None,
+        launcher: AgentLauncher | None = None,
+        owns_db: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.device = device
+        self.db = db
+        self.stores: Mapping[str, AgentStore] = stores if stores is not None else open_stores()
+        self.launcher: AgentLauncher = launcher if launcher is not None else PathLauncher()
+        self.index = TaskIndex(db, device.device_id)
+        # Full reads by either engine leave turn tables the user-facing engine opens from.
+        self.turn_tables = TurnTables()
+        capacity = int(settings.transcript_cache_entries)
+        self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
+        self._indexer = TranscriptEngine(capacity=2, tables=self.turn_tables)
+        self._owns_db = owns_db
+        self._refresh_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._closing = False
+
+    @classmethod
+    def open(
+        cls,
+        environ: Env | None = None,
+        *,
+        stores: Mapping[str, AgentStore] | None = None,
+        launcher: AgentLauncher | None = None,
+    ) -> Self:
+        """Open this device's executor from ``$HANGAR_HOME`` (created and migrated)."""
+        settings = load_settings(environ)
+        paths = settings.paths
+        paths.home.mkdir(parents=True, exist_ok=True)
+        device = load_or_create_device(paths.device_file, settings.device_name)
+        db = ExecutorDatabase(paths.executor_db)
+        if stores is None:
+            stores = open_stores(environ)
+        if launcher is None:
+            launcher = PathLauncher(environ)
+        return cls(settings, device, db, stores=stores, launcher=launcher, owns_db=True)
+
+    # -- helpers, created on first use ------------------------------------------------------
+    @cached_property
+    def search(self) -> SearchService:
+        return SearchService(self.db, self.stores, self.refresh_index)
+
+    @cached_property
+    def lifecycle(self) -> Lifecycle:
+        return Lifecycle(self.db, self.device)
+
+    @cached_property
+    def deleter(self) -> DeleteWorker:
+        return DeleteWorker(
+            self.db, self.trash_root, self.open_control, on_deleted=self.search.indexer.forget
+        )
+
+    @property
+    def trash_root(self) -> Path:
+        return self.settings.paths.trash_dir
+
+    @cached_property
+    def roots(self) -> ManagedRoots:
+        return ManagedRoots(self.settings.paths.home)
+
+    def open_control(self, runtime: str) -> AgentControl | None:
+        """The control facet of ``runtime``, rooted where this executor reads its sessions."""
+        record = agent(runtime)
+        cls = record.control_class() if record is not None else None
+        if record is None or cls is None:
+            return None
+        store = self.stores.get(runtime)
+        home = store.home if store is not None else record.resolve_home()
+        return cls(home, self.launcher)
+
+    def controls(self) -> ControlBatch:
+        """Controls for one batch of operations (``with executor.controls() as c: …``)."""
+        return ControlBatch(self.open_control)
+
+    # -- tasks ------------------------------------------------------------------------------
+    def refresh_index(self) -> None:
+        with self._refresh_lock:
+            self.index.refresh(self.stores)
+        self._wake.set()
+
+    def list_tasks(
+        self, *, runtime: str | None = None, include_archived: bool = False
+    ) -> list[LocalTask]:
+        self.refresh_index()
+        return self.index.list(runtime=runtime, include_archived=include_archived)
+
+    def resolve_task(self, key: str) -> str:
+        """A localTaskId from an id, a unique id prefix, or the agent's own session id."""
+        try:
+            return self.index.resolve(key)
+        except NotFoundError:
+            self.refresh_index()
+            return self.index.resolve(key)
+
+    def transcript(
+        self,
+        local_task_id: str,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        before_cursor: str | None = None,
+        refresh: bool = True,
+    ) -> tuple[LocalTask, Transcript]:
+        """One page of a task's transcript, newest first.
+
+        The first page of a task this process read in full before (or indexed) is served
+        tail-first: only its last turns are read, with their final indexes. A page that
+        needs older messages reads the whole file.
+        """
+        check_limit(limit)
+        if before_cursor is None:
+            entry = self._read(self.engine, local_task_id, refresh=refresh, tail=limit)
+        else:
+            start = max(0, decode_cursor(before_cursor) - limit)
+            entry = self._read(self.engine, local_task_id, refresh=refresh, min_index=start)
+        task = self.index.get(local_task_id)
+        if entry is None:
+            return task, Transcript(messages=[], total_messages=0, has_more=False)
+        if window(entry.total, limit, before_cursor)[0] < entry.base:
+            # The file grew or the tail was short: read it whole for this page.
+            entry = self._read(self.engine, local_task_id, refresh=False, min_index=0)
+            if entry is None:
+                return task, Transcript(messages=[], total_messages=0, has_more=False)
+        result = page(
+            entry.messages,
+            limit=limit,
+            before_cursor=before_cursor,
+            checklist=entry.summary.checklist,
+            context_usage=entry.summary.context_usage,
+            base=entry.base,
+        )
+        return task, result
+
+    # -- background indexing ----------------------------------------------------------------
+    def index_pending(self, max_tasks: int = 32) -> int:
+        """Read in full up to ``max_tasks`` listed tasks whose file changed since their last
+        full read, so the list shows their message count, status and title; returns how
+        many were read. Uses its own small cache, so it never evicts transcripts a user
+        has open."""
+        done = 0
+        for local_task_id in self.index.stale(max_tasks):
+            try:
+                self._read(self._indexer, local_task_id, refresh=True)
+            except HangarError:
+                continue
+            done += 1
+        return done
+
+    def start_background_indexing(self) -> None:
+        """Run :meth:`index_pending` on a daemon thread after every index refresh."""
+        if self._worker is not None:
+            return
+        self._worker = threading.Thread(
+            target=self._index_loop, name="hangar-task-indexer", daemon=True
+        )
+        self._worker.start()
+        self._wake.set()
+
+    def resume_deletes(self) -> int:
+        """Start the delete worker when a previous run left items queued; returns how many."""
+        pending = self.deleter.pending()
+        if pending:
+            self.deleter.wake()
+        return pending
+
+    def close(self) -> None:
+        """Stop the background workers (each finishes its current item first), then close
+        the database when this executor opened it."""
+        self._closing = True
+        self._wake.set()
+        if self._worker is not None:
+            self._worker.join(timeout=30)
+            self._worker = None
+        if "deleter" in self.__dict__:
+            self.deleter.stop()
+        if self._owns_db:
+            self.db.close()
+
+    def _index_loop(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            while self.index_pending(8):
+                pass
+            # A wake that came while this pass ran (a refresh, or close() itself) may name
+            # work the pass did not see: run again before stopping.
+            if self._closing and not self._wake.is_set():
+                return
+
+    def _read(
+        self,
+        engine: TranscriptEngine,
+        local_task_id: str,
+        *,
+        refresh: bool,
+        tail: int | None = None,
+        min_index: int = 0,
+    ) -> CachedTranscript | None:
+        """The task's parsed transcript, recording what it learned in the index; ``None``
+        (and the task marked missing) when its file is gone."""
+        row = self.index.row(local_task_id)
+        store = self.stores.get(row["runtime"])
+        if store is None or not row["source_path"]:
+            raise NotFoundError(kind="runtime", key=row["runtime"])
+        source = SessionSource(
+            runtime=row["runtime"],
+            session_id=row["session_key"],
+            path=Path(row["source_path"]),
+            runtime_handle=json.loads(row["runtime_handle"]),
+        )
+        try:
+            entry = engine.read(
+                local_task_id,
+                store,
+                source,
+                refresh=refresh,
+                tail_messages=tail,
+                min_index=min_index,
+            )
+        except FileNotFoundError:
+            engine.forget(local_task_id)
+            self.index.mark_missing(local_task_id)
+            return None
+        except OSError as exc:
+            raise CorruptFileError(path=source.path, problem=f"cannot read: {exc}") from None
+        if entry.base > 0:
+            return entry  # a tail-first read knows only its last turns: learn nothing
+        summary = entry.summary
+        sig = entry.signature
+        signature = f"{sig.device}:{sig.inode}:{sig.size}:{sig.mtime_ns}"
+        row = self.index.row(local_task_id)
+        known = (row["message_count"], row["status"], row["title"], row["model"], row["signature"])
+        learned = (
+            summary.message_count,
+            summary.status,
+            summary.title or row["title"],
+            summary.model or row["model"],
+            signature,
+        )
+        if known != learned:
+            self.index.record_parse(local_task_id, summary, signature)
+        return entry

@@ -1,0 +1,72 @@
+"""``hub.db``: SQLAlchemy Core engine and Alembic migrations run on start.
+
+The URL defaults to SQLite in ``$HANGAR_HOME``; any SQLAlchemy URL (e.g. PostgreSQL) works
+without code changes because the schema and queries use portable Core constructs only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+
+from hangar.errors import DatabaseError
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+pysqlite:///{path}"
+
+
+def _on_sqlite_connect(dbapi_connection: object, _record: object) -> None:
+    cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.execute("PRAGMA busy_timeout = 10000")
+    cursor.close()
+
+
+def create_hub_engine(url: str) -> Engine:
+    engine = sa.create_engine(url, future=True)
+    if engine.dialect.name == "sqlite":
+        sa.event.listen(engine, "connect", _on_sqlite_connect)
+    return engine
+
+
+def alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", "hangar.hub.store:alembic")
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    config.attributes["engine"] = engine
+    return config
+
+
+def head_revision(engine: Engine) -> str | None:
+    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade_hub_database(engine: Engine) -> str | None:
+    """Bring the hub database to the newest revision; returns that revision."""
+    if engine.dialect.name == "sqlite" and engine.url.database:
+        Path(engine.url.database).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        command.upgrade(alembic_config(engine), "head")
+    except sa.exc.SQLAlchemyError as exc:
+        raise DatabaseError(path=str(engine.url), problem=f"migration failed: {exc}") from None
+    return current_revision(engine)
+
+
+def open_hub_database(path_or_url: Path | str) -> Engine:
+    url = sqlite_url(path_or_url) if isinstance(path_or_url, Path) else path_or_url
+    engine = create_hub_engine(url)
+    upgrade_hub_database(engine)
+    return engine

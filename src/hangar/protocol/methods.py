@@ -1,0 +1,70 @@
+"""Every executor RPC by name, with its request and response types.
+
+Both ends read this table: the executor to decode a JSON payload and dispatch, a link over a
+wire to encode the request and decode the answer into the right type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hangar.protocol import tasks as t
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    request: type[Any]
+    response: type[Any]
+
+
+def _methods(*items: Method) -> dict[str, Method]:
+    return {m.name: m for m in items}
+
+
+JsonObject = dict[str, Any]
+
+TASKS_LIST = Method("runtime.tasks.list", t.ListTasks, t.TaskList)
+TASKS_TRANSCRIPT = Method("runtime.tasks.transcript", t.TranscriptRequest, t.TranscriptPage)
+TASKS_SEARCH = Method("runtime.tasks.search", t.SearchRequest, t.SearchResults)
+TASKS_RENAME = Method("runtime.tasks.rename", t.RenameRequest, t.Renamed)
+TASKS_ARCHIVE = Method("runtime.tasks.archive", t.TaskRef, t.ArchiveResult)
+TASKS_UNARCHIVE = Method("runtime.tasks.unarchive", t.TaskRef, t.ArchiveResult)
+TASKS_ARCHIVE_PROJECT = Method(
+    "runtime.tasks.archive_project", t.ArchiveProjectRequest, t.ArchivedMany
+)
+TASKS_ARCHIVE_ALL = Method("runtime.tasks.archive_all", t.NoArguments, t.ArchivedMany)
+TASKS_ARCHIVED_LIST = Method("runtime.tasks.archived_list", t.ArchivedListRequest, JsonObject)
+TASKS_DELETE = Method("runtime.tasks.delete", t.TaskRef, t.DeleteAccepted)
+TASKS_DELETE_BULK = Method("runtime.tasks.delete_bulk", t.DeleteBulkRequest, t.DeleteAccepted)
+TASKS_DELETE_PROGRESS = Method(
+    "runtime.tasks.delete_progress", t.DeleteProgressRequest, t.DeleteProgress
+)
+TASKS_RESTORE = Method("runtime.tasks.restore", t.TaskRef, t.Restored)
+TASKS_PURGE = Method("runtime.tasks.purge", t.TaskRef, t.Purged)
+TASKS_CLEANUP_PREVIEW = Method("runtime.tasks.cleanup_preview", t.TaskIdsRequest, JsonObject)
+TASKS_CLEANUP = Method("runtime.tasks.cleanup", t.TaskIdsRequest, JsonObject)
+INDEX_RUN = Method("runtime.index.run", t.NoArguments, t.IndexRun)
+INDEX_STATUS = Method("runtime.index.status", t.NoArguments, t.IndexStatus)
+
+METHODS: dict[str, Method] = _methods(
+    TASKS_LIST,
+    TASKS_TRANSCRIPT,
+    TASKS_SEARCH,
+    TASKS_RENAME,
+    TASKS_ARCHIVE,
+    TASKS_UNARCHIVE,
+    TASKS_ARCHIVE_PROJECT,
+    TASKS_ARCHIVE_ALL,
+    TASKS_ARCHIVED_LIST,
+    TASKS_DELETE,
+    TASKS_DELETE_BULK,
+    TASKS_DELETE_PROGRESS,
+    TASKS_RESTORE,
+    TASKS_PURGE,
+    TASKS_CLEANUP_PREVIEW,
+    TASKS_CLEANUP,
+    INDEX_RUN,
+    INDEX_STATUS,
+)

@@ -1,0 +1,179 @@
+"""``runtime.tasks.*`` and ``runtime.index.*``: requests and responses (DESIGN §5).
+
+Field names are snake_case here and camelCase on the wire (``localTaskId``). A task is located
+only by ``localTaskId`` on its device (the hub adds ``deviceId`` at its own edge); its runtime
+handle stays opaque outside the agent that made it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+from hangar.model import LocalTask, Transcript
+from hangar.protocol.codec import MAX_ID_CHARS, Wire
+
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS)]
+PageLimit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+SearchLimit = Annotated[int, msgspec.Meta(ge=1, le=100)]
+Query = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+Title = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+ProjectKey = Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+
+DEFAULT_PAGE = 50
+DEFAULT_SEARCH_LIMIT = 20
+BULK_LIMIT = 50
+"""At most this many ids per ``delete_bulk`` call: the UI submits small batches (RW-177)."""
+CLEANUP_LIMIT = 500
+
+
+# -- requests -------------------------------------------------------------------------------
+class NoArguments(Wire):
+    """A request without fields (``{}``)."""
+
+
+class ListTasks(Wire):
+    runtime: str | None = None
+    include_archived: bool = False
+
+
+class TaskRef(Wire):
+    local_task_id: Id
+
+
+class TranscriptRequest(TaskRef):
+    limit: PageLimit = DEFAULT_PAGE
+    before_cursor: Id | None = None
+    refresh: bool = True
+    """Check the file's signature and read appended bytes; ``false`` serves the cached parse
+    without touching the file."""
+
+
+class SearchRequest(Wire):
+    query: Query
+    limit: SearchLimit = DEFAULT_SEARCH_LIMIT
+    include_archived: bool = False
+    include_tool_output: bool = False
+    project_id: ProjectKey | None = None
+
+
+class RenameRequest(TaskRef):
+    title: Title
+
+
+class ArchiveProjectRequest(Wire):
+    project_key: ProjectKey
+
+
+class ArchivedListRequest(Wire):
+    project_key: ProjectKey | None = None
+
+
+class DeleteBulkRequest(Wire):
+    local_task_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=BULK_LIMIT)]
+    batch_id: Id | None = None
+
+
+class DeleteProgressRequest(Wire):
+    batch_id: Id | None = None
+
+
+class TaskIdsRequest(Wire):
+    local_task_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=CLEANUP_LIMIT)]
+
+
+# -- responses ------------------------------------------------------------------------------
+class TaskList(Wire):
+    tasks: list[LocalTask]
+
+
+class TranscriptPage(Transcript, kw_only=True):
+    """One page of a task's transcript, with the task it belongs to."""
+
+    task: LocalTask
+
+
+class SearchHit(Wire):
+    device_id: str
+    local_task_id: str
+    title: str | None
+    snippet: str
+    message_index: int | None
+    role: str
+    """``user``/``assistant``, or ``title`` for a title hit (then ``messageIndex`` is null)."""
+    updated_at: str | None
+    device_name: str
+    workspace_path: str | None
+    runtime: str
+    runtime_handle: dict[str, str]
+
+
+class IndexProgress(Wire, omit_defaults=False):
+    tasks_total: int = 0
+    tasks_done: int = 0
+    total_bytes: int = 0
+    done_bytes: int = 0
+    errors: int = 0
+
+
+class SearchResults(Wire):
+    results: list[SearchHit]
+    indexing: IndexProgress | None = None
+    """Present while a first, large build runs in the background (results found so far)."""
+
+
+class Renamed(Wire):
+    local_task_id: str
+    title: str
+    updated_at: str
+    via: str
+
+
+class ArchiveResult(Wire):
+    local_task_id: str
+    archived: bool
+    via: str | None = None
+    cleanup_reason: str | None = None
+    """``missing_rollout`` for a stale Codex thread (hidden, never shown as archived)."""
+
+
+class ArchivedMany(Wire):
+    archived: list[str]
+    missing_rollout: list[str]
+    count: int
+
+
+class DeleteAccepted(Wire):
+    deleted: bool
+    batch_id: str
+    cleanup: dict[str, Any]
+
+
+class DeleteProgress(Wire):
+    batch_id: str | None
+    total: int
+    done: int
+    by_state: dict[str, int]
+
+
+class Restored(Wire):
+    restored: bool
+    local_task_id: str
+    files: list[str]
+
+
+class Purged(Wire):
+    purged: bool
+    local_task_id: str
+
+
+class IndexRun(Wire):
+    indexed: int
+    errors: int
+    total_bytes: int
+    pending_deletes: int
+
+
+class IndexStatus(IndexProgress):
+    running: bool = False
