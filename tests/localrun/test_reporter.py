@@ -6,14 +6,17 @@ import stat
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
-from hangar.hub_client import HubRejected
+from hangar.hub_client import HubClient
 from hangar.localrun.environment import RunBinding, build_child_env
-from hangar.localrun.hub_api import InMemoryRunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
-from hangar.localrun.redact import redact_text, redact_value
+from hangar.localrun.hub_api import HttpRunApi, InMemoryRunApi
 from hangar.localrun.reporter import RETRY_DELAYS, RunReporter, UsageReporter
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
+from hangar.redaction import redact_text, redact_value
+
+from .conftest import TOKEN
 
 
 def message(n: int, kind: str = "text") -> RunMessage:
@@ -38,67 +41,89 @@ def test_default_retry_schedule() -> None:
     assert RETRY_DELAYS == (0.5, 1.5, 3.0)
 
 
-def test_posts_in_order_and_deduplicates(tmp_path: Path) -> None:
-    """LR-127/LR-159: the reporter writes run messages; a re-sent sourceKey is stored once."""
-    api = api_with_run()
-    reporter = RunReporter(api, "r1", Spool(tmp_path / "spool"))
-    for n in (1, 2, 1, 3):
-        reporter.report(message(n))
-    assert reporter.close(timeout=5) == 0
-    assert [m["content"] for m in api.messages["r1"]] == ["m1", "m2", "m3"]
-    assert reporter.stats.deduplicated == 1
+def test_posts_in_order_and_deduplicates(tmp_path: Path, live_hub: str) -> None:
+    """LR-127/LR-159: the reporter writes run messages to the real hub, in order; a re-sent
+    sourceKey is stored once (the hub answers 200 with the message it already had)."""
+    with HubClient(live_hub, TOKEN) as client:
+        issue = client.post("/api/issues", {"title": "Report to me"})
+        run = client.post(f"/api/issues/{issue['key']}/local-runs", {"cliName": "codex"})
+        reporter = RunReporter(HttpRunApi(client), run["id"], Spool(tmp_path / "spool"))
+        for n in (1, 2, 1, 3):
+            reporter.report(message(n))
+        assert reporter.close(timeout=10) == 0
+        stored = client.get(f"/api/local-runs/{run['id']}/messages")["messages"]
+    assert [(m["seq"], m["content"]) for m in stored] == [(1, "m1"), (2, "m2"), (3, "m3")]
+    assert (reporter.stats.posted, reporter.stats.deduplicated) == (3, 1)
 
 
-def test_backlog_goes_in_order_batches_and_waits_when_asked(tmp_path: Path) -> None:
-    """LR-159: what is queued goes out together in order; ``wait_when_full`` holds the
-    provider back instead of spooling (the spool would lose the order of a flood)."""
-    api = api_with_run()
-    gate = threading.Event()
-    original = api.post_messages
+class SlowHub:
+    """The real hub's API, slow until ``gate`` opens (every post waits for it), counting the
+    batches it is sent."""
 
-    def slow_batches(run_id: str, batch: list[dict[str, object]]) -> list[bool]:
-        gate.wait(5)
-        return original(run_id, batch)
+    def __init__(self, api: HttpRunApi, gate: threading.Event) -> None:
+        self.api, self.gate, self.server_url = api, gate, api.server_url
+        self.batches: list[int] = []
 
-    api.post_messages = slow_batches  # type: ignore[method-assign]
-    spool = Spool(tmp_path / "spool")
-    reporter = RunReporter(api, "r1", spool, queue_size=8, wait_when_full=True, batch_size=50)
-    opener = threading.Timer(0.3, gate.set)
-    opener.start()
-    for n in range(1, 201):
-        reporter.report(message(n))
-    assert reporter.close(timeout=10) == 0
-    assert [m["content"] for m in api.messages["r1"]] == [f"m{n}" for n in range(1, 201)]
-    assert reporter.stats.spooled == 0 and reporter.stats.posted == 200
-    assert api.calls.count("post_messages") < 200
+    def post_message(self, run_id: str, message: dict[str, Any]) -> bool:
+        self.gate.wait(10)
+        return self.api.post_message(run_id, message)
+
+    def post_messages(self, run_id: str, messages: list[dict[str, Any]]) -> list[bool]:
+        self.gate.wait(10)
+        self.batches.append(len(messages))
+        return self.api.post_messages(run_id, messages)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.api, name)
 
 
-def test_a_refused_batch_is_resent_one_by_one(tmp_path: Path) -> None:
-    """One message the hub refuses does not cost the others of its batch."""
-    api = api_with_run()
+def run_on(client: HubClient) -> str:
+    issue = client.post("/api/issues", {"title": "Batches"})
+    return str(client.post(f"/api/issues/{issue['key']}/local-runs", {"cliName": "x"})["id"])
 
-    def refuse(run_id: str, batch: list[dict[str, object]]) -> list[bool]:
-        raise HubRejected(status=400, error_code="bad_request", problem="messages[1]: bad")
 
-    api.post_messages = refuse  # type: ignore[method-assign]
-    gate = threading.Event()
-    single = api.post_message
+def test_a_backlog_goes_in_order_batches_and_a_waiting_provider(
+    tmp_path: Path, live_hub: str
+) -> None:
+    """LR-159: what queued up behind a slow post goes out in batches, in order; with
+    ``wait_when_full`` the provider waits for room instead of spooling (the spool would lose
+    the order of a flood)."""
+    with HubClient(live_hub, TOKEN) as client:
+        run_id = run_on(client)
+        gate = threading.Event()
+        hub = SlowHub(HttpRunApi(client), gate)
+        reporter = RunReporter(hub, run_id, Spool(tmp_path / "spool"), queue_size=8,  # type: ignore[arg-type]
+                               wait_when_full=True)  # fmt: skip
+        reporter.report(message(0))
+        threading.Timer(0.5, gate.set).start()
+        started = time.monotonic()
+        for n in range(1, 301):
+            reporter.report(message(n))
+        waited = time.monotonic() - started
+        assert reporter.close(timeout=30) == 0
+        stored = client.get(f"/api/local-runs/{run_id}/messages", limit=5000)["messages"]
+    assert [m["content"] for m in stored] == [f"m{n}" for n in range(301)]
+    assert reporter.stats.spooled == 0 and reporter.stats.posted == 301
+    assert waited >= 0.4  # the provider was held back while the hub was slow
+    assert max(hub.batches) > 1  # what queued up went together
 
-    def held(run_id: str, payload: dict[str, object]) -> bool:
-        gate.wait(5)
-        if payload["content"] == "m2":
-            raise HubRejected(status=400, error_code="bad_request", problem="bad")
-        return single(run_id, payload)
 
-    api.post_message = held  # type: ignore[method-assign]
-    reporter = RunReporter(api, "r1", Spool(tmp_path / "spool"))
-    reporter.report(message(0))  # the poster holds this one while the rest queue up
-    for n in range(1, 4):
-        reporter.report(message(n))
-    gate.set()
-    assert reporter.close(timeout=5) == 0
-    assert [m["content"] for m in api.messages["r1"]] == ["m0", "m1", "m3"]
+def test_a_refused_batch_is_resent_one_by_one(tmp_path: Path, live_hub: str) -> None:
+    """One message the hub refuses (a sourceKey over its limit) costs only itself."""
+    with HubClient(live_hub, TOKEN) as client:
+        run_id = run_on(client)
+        gate = threading.Event()
+        hub = SlowHub(HttpRunApi(client), gate)
+        reporter = RunReporter(hub, run_id, Spool(tmp_path / "spool"))  # type: ignore[arg-type]
+        bad = RunMessage("text", "test", "k" * 600, content="too long a key")
+        for item in (message(0), message(1), bad, message(3)):
+            reporter.report(item)  # the slow hub holds the first post while the rest queue
+        threading.Timer(0.3, gate.set).start()
+        assert reporter.close(timeout=10) == 0
+        stored = client.get(f"/api/local-runs/{run_id}/messages")["messages"]
+    assert [m["content"] for m in stored] == ["m0", "m1", "m3"]
     assert reporter.stats.rejected == 1
+    assert len(hub.batches) == 1 and hub.batches[0] >= 3  # the bad one came in a batch
 
 
 def test_hub_down_spools_then_resends_exactly_once(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ Steps (``NAME:VALUE``):
 - ``turn:KEY`` — a user_input and a final of turn KEY (keys from KEY: stable)
 - ``timekey`` — a text event whose key is the current time (an adapter that breaks LR-161)
 - ``usage:MODEL`` — one usage increment of 10 in / 5 out
-- ``env`` — a text event whose content is the JSON of every ``HANGAR_*`` variable
+- ``env`` — a text event whose content is the JSON of every ``HANGAR_*`` variable (the
+  token replaced by ``token kind``: ``run-scoped`` or ``other``)
 - ``tty`` — a text event saying whether stdin is a terminal
 - ``stderr:TEXT`` — a line of diagnostics on the log channel
 - ``stdout:TEXT`` — a line on stdout itself (garbage when stdout is the event channel)
@@ -101,6 +102,9 @@ def main(steps: list[str]) -> int:
                   "input_tokens": 10, "output_tokens": 5})  # fmt: skip
         elif name == "env":
             hangar = {k: v for k, v in os.environ.items() if k.startswith("HANGAR_")}
+            if "HANGAR_TOKEN" in hangar:  # the log would mask its value: say what kind it is
+                token = hangar.pop("HANGAR_TOKEN")
+                hangar["token kind"] = "run-scoped" if token.startswith("hgrun_") else "other"
             text("env", json.dumps(hangar, sort_keys=True))
         elif name == "tty":
             text("tty", f"stdin is a terminal: {os.isatty(0)}")

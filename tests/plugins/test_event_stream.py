@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.plugins.event_stream import EventReader
 from hangar.localrun.plugins.events import HandoffReadyEvent, event_schema
 from hangar.localrun.plugins.run_log import RunLog
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 class Collect:

@@ -106,6 +106,7 @@ def test_v2_discussion_hands_off_with_binding_ids_only(
     env = json.loads(discussion.messages[0].content)
     assert env["HANGAR_LOCALRUN_SESSION_ID"] == "discussion-42"
     assert env["HANGAR_LOCALRUN_MODE"] == "discussion"
+    assert "token kind" not in env  # no HANGAR_TOKEN at all
     for name in ("HANGAR_RUN_ID", "HANGAR_ISSUE_ID", "HANGAR_ISSUE_KEY", "HANGAR_TOKEN",
                  "HANGAR_SERVER_URL", "HANGAR_WORKSPACE_ID", "HANGAR_ISSUE_CONTEXT"):  # fmt: skip
         assert name not in env, name

@@ -48,7 +48,7 @@ def test_environment_stderr_comments_usage_and_exit_code(
     assert env["HANGAR_RUN_ID"] == run["id"] == env["HANGAR_LOCALRUN_SESSION_ID"]
     assert (env["HANGAR_ISSUE_ID"], env["HANGAR_ISSUE_KEY"]) == (issue["id"], issue["key"])
     assert env["HANGAR_SERVER_URL"] == local_hub.url and env["HANGAR_WORKSPACE_ID"]
-    assert env["HANGAR_TOKEN"].startswith("hgrun_") and USER_TOKEN not in json.dumps(env)
+    assert env["token kind"] == "run-scoped" and USER_TOKEN not in json.dumps(env)
     assert env["HANGAR_LOCALRUN_PROVIDER_NAME"] == "scripted"
     assert env["HANGAR_LOCALRUN_PROVIDER_PROTOCOL"] == "hangar-localrun-provider.v1"
     assert env["HANGAR_LOCALRUN_PROVIDER_DIR"] == str(installed)

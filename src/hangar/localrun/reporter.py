@@ -2,18 +2,21 @@
 
 :class:`RunReporter` contract:
 
-- :meth:`RunReporter.report` never raises for hub trouble. It redacts the message (LR: secrets
-  never leave the machine), drops empty ones, and queues it (128 slots). When the queue is
-  full the message goes straight to the spool, so a provider that must never wait (a TUI's
-  proxy) is never held up; with ``wait_when_full=True`` (a provider whose source can wait,
-  such as a plugin's pipe) ``report`` waits for room instead, which keeps the order.
+- :meth:`RunReporter.report` never raises for hub trouble. It drops empty messages and queues
+  the rest (128 slots). When the queue is full the message goes straight to the spool, so a
+  provider that must never wait (a TUI's proxy) is never held up; with ``wait_when_full=True``
+  (a provider whose source can wait, such as a plugin's pipe) ``report`` waits for room
+  instead, which keeps the order of a flood. Every message is
+  :meth:`~hangar.model.run_messages.RunMessage.prepared` before it is posted or spooled —
+  secrets redacted (they never leave the machine), fields bounded to what the hub keeps — on
+  the poster thread, not the provider's.
 - One poster thread sends in order: what is queued goes out together (up to ``batch_size``
-  messages, ``batch_bytes`` of text) through ``post_messages``, one message alone through
-  ``post_message``; a batch the hub refuses is re-sent one by one so only the bad message is
-  lost. A transient failure is retried after 0.5, 1.5 and 3 s; then the messages are spooled
-  and the reporter is *degraded*: later messages are spooled too (keeping their order) and
-  the spool is re-sent every ``resync_interval`` seconds until it is empty, after which
-  direct posting resumes.
+  messages and about ``batch_bytes`` of text) through ``post_messages``, a message alone
+  through ``post_message``; a batch the hub refuses is re-sent one by one, so only a bad
+  message is lost. A transient failure is retried after 0.5, 1.5 and 3 s; then the messages
+  are spooled and the reporter is *degraded*: later messages are spooled too (keeping their
+  order) and the spool is re-sent every ``resync_interval`` seconds until it is empty, after
+  which direct posting resumes.
 - :meth:`RunReporter.close` drains the queue and the spool within ``timeout`` seconds and
   returns how many items are still spooled (for ``hangar local-run sync-pending``).
 
@@ -32,9 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hangar.localrun.hub_api import HubRejected, HubUnavailable, RunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
-from hangar.localrun.redact import redact_value
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 RETRY_DELAYS = (0.5, 1.5, 3.0)
 
@@ -47,6 +49,11 @@ class ReporterStats:
     rejected: int = 0
     dropped_empty: int = 0
     unspoolable: int = 0
+
+
+def payload_of(message: RunMessage) -> dict[str, Any]:
+    """What is posted (and spooled) for ``message``: redacted and bounded."""
+    return message.prepared().to_json()
 
 
 class RunReporter:
@@ -74,7 +81,7 @@ class RunReporter:
         self._wait_when_full = wait_when_full
         self._batch_size = batch_size
         self._batch_bytes = batch_bytes
-        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(maxsize=queue_size)
+        self._queue: queue.Queue[RunMessage | None] = queue.Queue(maxsize=queue_size)
         self._closing = threading.Event()
         self._degraded = False
         self._last_resync = 0.0
@@ -87,18 +94,17 @@ class RunReporter:
         return self._degraded
 
     def report(self, message: RunMessage) -> None:
-        """Queue one message for the hub (redacted; empty non-tool messages are dropped)."""
+        """Queue one message for the hub (empty non-tool messages are dropped)."""
         if message.is_empty():
             self.stats.dropped_empty += 1
             return
-        payload: dict[str, Any] = redact_value(message.to_json())
         if self._wait_when_full and not self._closing.is_set():
-            self._queue.put(payload)
+            self._queue.put(message)
             return
         try:
-            self._queue.put_nowait(payload)
+            self._queue.put_nowait(message)
         except queue.Full:
-            self._spool(payload)
+            self._spool(payload_of(message))
 
     def _spool(self, payload: dict[str, Any]) -> None:
         with self._lock:
@@ -142,27 +148,29 @@ class RunReporter:
             except HubUnavailable:
                 continue
             except HubRejected:
-                # one bad message must not cost the others: send them one by one
-                return all(self._post_with_retries(payload) for payload in batch)
+                # one bad message must not cost the others: send each (every one, even after
+                # one that could not be sent: the spool re-sends the whole batch idempotently)
+                sent = [self._post_with_retries(payload) for payload in batch]
+                return all(sent)
             self.stats.posted += sum(created)
             self.stats.deduplicated += len(created) - sum(created)
             return True
         return False
 
-    def _take_batch(self, first: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
-        """``first`` plus whatever is queued behind it (bounded); ``True`` when the close
-        marker was among them."""
+    def _take_batch(self, first: RunMessage) -> tuple[list[RunMessage], bool]:
+        """``first`` plus what is queued behind it (bounded); ``True`` when the close marker
+        was among them."""
         batch = [first]
         size = _weight(first)
         while len(batch) < self._batch_size and size < self._batch_bytes:
             try:
-                payload = self._queue.get_nowait()
+                item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if payload is None:
+            if item is None:
                 return batch, True
-            batch.append(payload)
-            size += _weight(payload)
+            batch.append(item)
+            size += _weight(item)
         return batch, False
 
     def _resync(self, force: bool = False) -> None:
@@ -177,22 +185,23 @@ class RunReporter:
     def _run(self) -> None:
         while True:
             try:
-                payload = self._queue.get(timeout=0.25)
+                item = self._queue.get(timeout=0.25)
             except queue.Empty:
                 if self._degraded:
                     self._resync()
                 continue
-            if payload is None:
+            if item is None:
                 return
-            batch, closing = self._take_batch(payload)
+            items, closing = self._take_batch(item)
+            payloads = [payload_of(message) for message in items]
             if self._degraded:
                 self._resync()
             if self._degraded:
-                for item in batch:
-                    self._spool(item)
-            elif not self._post_batch_with_retries(batch):
-                for item in batch:
-                    self._spool(item)
+                for payload in payloads:
+                    self._spool(payload)
+            elif not self._post_batch_with_retries(payloads):
+                for payload in payloads:
+                    self._spool(payload)
                 self._degraded = True
                 self._last_resync = time.monotonic()
             if closing:
@@ -206,11 +215,11 @@ class RunReporter:
         self._thread.join(max(0.0, deadline - time.monotonic()))
         while True:
             try:
-                payload = self._queue.get_nowait()
+                item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if payload is not None:
-                self._spool(payload)  # the poster did not get to it in time
+            if item is not None:
+                self._spool(payload_of(item))  # the poster did not get to it in time
         while time.monotonic() < deadline:
             result = self.spool.sync(self.api, self.run_id)
             if result.remaining == 0 or result.synced == 0:
@@ -218,9 +227,9 @@ class RunReporter:
         return self.spool.count(self.run_id)
 
 
-def _weight(payload: dict[str, Any]) -> int:
+def _weight(message: RunMessage) -> int:
     """Rough size of a message on the wire (its text fields dominate)."""
-    return 200 + len(payload.get("content") or "") + len(payload.get("output") or "")
+    return 200 + len(message.content) + len(message.output or "")
 
 
 class UsageReporter:

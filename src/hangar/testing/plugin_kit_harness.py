@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from hangar.errors import UsageError
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.plugins.handoff import HandoffBinding, HandoffRequest
 from hangar.localrun.pty_runner import ChildCommand, exit_code_of, set_window_size
+from hangar.model.run_messages import RunMessage, UsageEntry
 from hangar.testing.scenarios import (
     Scenario,
     builtin_scenario,

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.plugins.events import (
     HandoffReadyEvent,
     InvalidEvent,
@@ -33,6 +32,7 @@ from hangar.localrun.plugins.events import (
     decode_event,
 )
 from hangar.localrun.plugins.run_log import RunLog
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 MAX_LINE = 8 * 1024 * 1024
 CHUNK = 256 * 1024

@@ -14,8 +14,9 @@ Every line an adapter writes on its event stream is one JSON object with a ``typ
   implement-plan action; binding ids only, never plan text (LR-148, LR-149).
 
 Fields a type does not know are ignored (forward compatibility; the conformance kit flags
-them). Limits match what the hub stores: ``source`` ≤ 100 characters, ``source_key`` ≤ 500,
-``tool`` ≤ 200, ``content`` and ``output`` ≤ 1,000,000.
+them). Limits: ``source`` ≤ 100 characters, ``source_key`` ≤ 500 and ``tool`` ≤ 200 (what the
+hub stores), ``content`` and ``output`` ≤ 1,000,000 (the hub keeps the head and tail of a text
+longer than its 64 KiB and marks the message ``truncated``).
 
 Control frames go the other way (adapter stdin, or the fd in ``HANGAR_LOCALRUN_CONTROL_FD``):
 ``handoff_decision`` carries the ``handoff_id`` it answers and either ``decision: "bound"``
@@ -29,14 +30,26 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from hangar.localrun.messages import MessageType, RunMessage, UsageEntry
+from hangar.model.run_messages import (
+    MAX_COUNT,
+    MAX_SOURCE_CHARS,
+    MAX_SOURCE_KEY_CHARS,
+    MAX_TOOL_CHARS,
+    MessageType,
+    RunMessage,
+    UsageEntry,
+)
 
-Source = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
-SourceKey = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
-ToolName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-Content = Annotated[str, msgspec.Meta(max_length=1_000_000)]
-RequiredContent = Annotated[str, msgspec.Meta(min_length=1, max_length=1_000_000)]
-Tokens = Annotated[int, msgspec.Meta(ge=0, le=10**12)]
+MAX_EVENT_TEXT = 1_000_000
+"""``content``/``output`` of one event; the hub keeps the head and tail of anything longer than
+its own limit (``MAX_TEXT_CHARS``) and marks the message ``truncated``."""
+
+Source = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_SOURCE_CHARS)]
+SourceKey = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_SOURCE_KEY_CHARS)]
+ToolName = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TOOL_CHARS)]
+Content = Annotated[str, msgspec.Meta(max_length=MAX_EVENT_TEXT)]
+RequiredContent = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_EVENT_TEXT)]
+Tokens = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
 Identifier = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 
 

@@ -21,8 +21,8 @@ import threading
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.providers.base import MessageSink, UsageSink
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,6 @@ from types import FrameType
 from typing import TextIO
 
 from hangar.errors import HangarError, UsageError
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.plugins.environment import Channels, Mode, plugin_env
 from hangar.localrun.plugins.event_stream import EventReader, StreamStats, read_chunks
 from hangar.localrun.plugins.events import HandoffDecision, HandoffReadyEvent
@@ -44,6 +43,7 @@ from hangar.localrun.plugins.handoff import EventTarget, HandoffBinder, HandoffR
 from hangar.localrun.plugins.manifest import PROTOCOL_V2, PluginManifest
 from hangar.localrun.plugins.run_log import RunLog
 from hangar.localrun.pty_runner import ChildCommand, CliNotFoundError, PtyRunner, exit_code_of
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 EnvFor = Callable[[Channels], dict[str, str]]
 INT_GRACE = 5.0
