@@ -72,7 +72,8 @@ def test_message_batch_is_stored_in_order_once(client: TestClient) -> None:
     assert again.json()["results"] == [{"seq": 2, "created": False}, {"seq": 4, "created": True}]
     bad = client.post(path, json={"messages": [{**first[0], "sourceKey": "k9"},
                                                {**first[0], "type": "event"}]})  # fmt: skip
-    assert bad.status_code == 400 and "messages[1]" in bad.json()["error"]["message"]
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
+    assert bad.json()["error"]["details"]["problems"][0]["field"] == "messages[1].type"
     stored = client.get(f"/api/local-runs/{run['id']}/messages").json()["messages"]
     assert [m["sourceKey"] for m in stored] == ["k0", "k1", "k2", "k3"]
 
