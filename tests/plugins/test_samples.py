@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -169,3 +171,80 @@ def test_hermes_on_the_terminal(hub: SandboxHub) -> None:
     log = (hub.client_home / "logs" / "local-runs" / f"{run['id']}.log").read_text()
     session = messages[0]["sourceKey"].split(":")[2]
     assert f"session {session}" in log
+
+
+def test_grok_shows_a_model_failure_as_an_error_message(hub: SandboxHub) -> None:
+    """LR-156, LR-167: when the model fails, Grok shows "Sorry, I encountered an error: …" in
+    its conversation; the sample reports it as an `error` message (never as the final reply),
+    so the comment thread gets the question and no answer."""
+    install(hub, "grok")
+    issue = hub.ok("POST", "/api/issues", {"title": "Model down", "status": "todo"})
+    hub.sandbox.load(scenario_from_dict({"name": "down", "turns": [
+        {"error": {"status": 500, "message": "the model is down"}},
+    ]}))  # fmt: skip
+    argv = [sys.executable, "-m", "hangar", "run", issue["key"], "--", "grok", "Say hello"]
+    env = run_env(hub, **grok_env(hub.sandbox.base_url))
+    done = hub.sandbox.run(in_dir(hub.work, argv), cwd="/", env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]  # Grok's own exit code
+    run = hub.runs(issue["key"])[0]
+    messages = hub.messages(run["id"])
+    assert [m["type"] for m in messages] == ["user_input", "error"]
+    assert messages[0]["content"] == "Say hello"
+    assert "the model is down" in messages[1]["content"]
+    wait_until(
+        lambda: len(hub.ok("GET", f"/api/issues/{issue['key']}/comments")["comments"]) >= 2,
+        60,
+        "the comment thread",
+    )
+    bodies = [c["body"] for c in hub.ok("GET", f"/api/issues/{issue['key']}/comments")["comments"]]
+    assert not any("the model is down" in body for body in bodies)
+
+
+def hermes_turn(process: Any, question: str, answer: str) -> None:
+    process.send(question + "\r")
+    wait_screen(process, re.escape(answer) + r"[\s\S]*hermes> ", timeout=120)
+
+
+def test_hermes_resumes_its_session_in_a_second_run(hub: SandboxHub) -> None:
+    """LR-160, LR-189 (session switch): a second run with `hermes --resume SESSION` reports the
+    same session, carries the first run's conversation to the model, and logs only its own new
+    turn, keyed by Hermes's session and row ids (no key of the first run again)."""
+    install(hub, "hermes")
+    hermes_home = hub.home / ".hermes"
+    hermes_home.mkdir(parents=True, exist_ok=True)
+    (hermes_home / "config.yaml").write_text(hermes_config(hub.sandbox.base_url))
+    issue = hub.ok("POST", "/api/issues", {"title": "Hermes twice", "status": "todo"})
+    hub.sandbox.load(scenario_from_dict({"name": "twice", "turns": [
+        {"text": "First answer."}, {"text": "Second answer."},
+    ]}))  # fmt: skip
+    keys: list[list[str]] = []
+    for args, question, answer in (
+        (["hermes"], "First question", "First answer."),
+        (["hermes", "--resume", "{session}"], "Second question", "Second answer."),
+    ):
+        if keys:
+            session = keys[0][0].split(":")[2]
+            args = [a.replace("{session}", session) for a in args]
+        process = hub.hangar_run(issue["key"], args, run_env(hub))
+        wait_screen(process, r"hermes> ", timeout=120)
+        hermes_turn(process, question, answer)
+        process.send("/exit\r")
+        wait_screen(process, r"finished in", timeout=60)
+        assert process.process.wait(30) == 0
+        run = hub.runs(issue["key"])[0]  # the newest first
+        messages = hub.messages(run["id"])
+        assert [(m["type"], m["content"]) for m in messages] == [
+            ("user_input", question), ("final", answer),
+        ]  # fmt: skip
+        keys.append([m["sourceKey"] for m in messages])
+    first, second = keys
+    session = first[0].split(":")[2]
+    assert all(key.startswith(f"hermes:session:{session}:msg:") for key in first + second)
+    assert not set(first) & set(second)
+    runs = hub.runs(issue["key"])
+    assert len(runs) == 2
+    for run in runs:
+        log = (hub.client_home / "logs" / "local-runs" / f"{run['id']}.log").read_text()
+        assert f"session {session}" in log
+    turns = [r for r in hub.sandbox.requests() if r["kind"] == "turn"]
+    assert "First question" in json.dumps(turns[-1]["body"])  # the resumed history
