@@ -141,7 +141,9 @@ def test_grok_run_bound_to_an_issue(hub: SandboxHub) -> None:
 
 def test_hermes_on_the_terminal(hub: SandboxHub) -> None:
     """LR-140/LR-141 with a TUI adapter: typed into a real PTY, Hermes answers through ACP; the
-    events come from its session store; usage and the session id are recorded."""
+    events come from its session store; usage and the session id are recorded. A bare slash
+    command (`/help`, answered by Hermes itself) shows on the terminal and is no message
+    (LR-164)."""
     install(hub, "hermes")
     hermes_home = hub.home / ".hermes"
     hermes_home.mkdir(parents=True, exist_ok=True)
@@ -152,6 +154,7 @@ def test_hermes_on_the_terminal(hub: SandboxHub) -> None:
     ]}))  # fmt: skip
     process = hub.hangar_run(issue["key"], ["hermes"], run_env(hub))
     wait_screen(process, r"hermes> ", timeout=120)
+    hermes_turn(process, "/help", "Unrecognized /commands are sent to the model")
     process.send("Write the marker file\r")
     wait_screen(process, r"Done: the command ran\.[\s\S]*hermes> ", timeout=120)
     process.send("/exit\r")
