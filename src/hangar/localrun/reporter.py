@@ -200,10 +200,11 @@ class RunReporter:
                 for payload in payloads:
                     self._spool(payload)
             elif not self._post_batch_with_retries(payloads):
-                for payload in payloads:
-                    self._spool(payload)
+                # degraded before the first file appears: whoever sees the spool sees the state
                 self._degraded = True
                 self._last_resync = time.monotonic()
+                for payload in payloads:
+                    self._spool(payload)
             if closing:
                 return
 
