@@ -13,21 +13,13 @@ from pathlib import Path
 import pytest
 
 from hangar.errors import UsageError
-from hangar.hub_client import HubClient
-from hangar.localrun.hub_api import HttpRunApi
-from hangar.localrun.plugins.handoff import (
-    HandoffBinding,
-    HandoffRequest,
-    SplitTarget,
-    SwitchableTarget,
-)
+from hangar.localrun.plugins.handoff import HandoffBinding, HandoffRequest, SwitchableTarget
 from hangar.localrun.plugins.manifest import PROTOCOL_V2, load_manifest
 from hangar.localrun.plugins.provider import run_discussion_session
-from hangar.localrun.reporter import RunReporter, UsageReporter
-from hangar.localrun.spool import Spool
 from hangar.testing.plugin_kit_harness import Recorder
 
 from .conftest import USER_TOKEN, LocalHub
+from .hub_binder import HubBinder
 
 PLAN = "1. Add the retry.\n2. Test the retry."
 
@@ -37,36 +29,6 @@ class Cancel:
 
     def bind(self, request: HandoffRequest) -> HandoffBinding | None:
         return None
-
-
-class HubBinder:
-    """The binding ``hangar discuss`` makes after the card: issue from the saved plan, run,
-    reporters switched — the adapter only learns the three ids."""
-
-    def __init__(self, hub: LocalHub, discussion: Recorder, target: SwitchableTarget,
-                 spool: Spool) -> None:  # fmt: skip
-        self.hub, self.discussion, self.target, self.spool = hub, discussion, target, spool
-        self.api = HttpRunApi(HubClient(hub.url, USER_TOKEN))
-        self.requests: list[HandoffRequest] = []
-        self.reporters: list[RunReporter | UsageReporter] = []
-
-    def bind(self, request: HandoffRequest) -> HandoffBinding | None:
-        self.requests.append(request)
-        plan = next(m for m in self.discussion.messages if m.source_key == request.plan_source_key)
-        issue = self.hub.ok("POST", "/api/issues",
-                            {"title": "Retry the upload", "description": plan.content})  # fmt: skip
-        body = {"cliName": "planner", "sourceKey": f"discussion:{request.handoff_id}"}
-        run = self.api.create_run(issue["key"], body)
-        reporter = RunReporter(self.api, str(run["id"]), self.spool, wait_when_full=True)
-        usage = UsageReporter(self.api, str(run["id"]), self.spool)
-        self.reporters += [reporter, usage]
-        self.target.switch(SplitTarget(reporter, usage))
-        return HandoffBinding(str(issue["id"]), str(issue["key"]), str(run["id"]))
-
-    def close(self) -> None:
-        for reporter in self.reporters:
-            reporter.close()
-        self.api.close()
 
 
 def plan_event() -> str:
@@ -90,7 +52,7 @@ def test_v2_discussion_hands_off_with_binding_ids_only(
     manifest = load_manifest(folder / "provider.json")
     discussion = Recorder()
     target = SwitchableTarget(discussion)
-    binder = HubBinder(local_hub, discussion, target, Spool(tmp_path / "spool"))
+    binder = HubBinder(local_hub.url, USER_TOKEN, discussion, target, tmp_path / "spool")
     parent = {**os.environ, "HANGAR_TOKEN": USER_TOKEN, "HANGAR_SERVER_URL": local_hub.url,
               "HANGAR_RUN_ID": "stale", "HANGAR_LOCALRUN_SESSION_ID": "stale"}  # fmt: skip
     try:

@@ -251,3 +251,56 @@ def test_hermes_resumes_its_session_in_a_second_run(hub: SandboxHub) -> None:
         assert f"session {session}" in log
     turns = [r for r in hub.sandbox.requests() if r["kind"] == "turn"]
     assert "First question" in json.dumps(turns[-1]["body"])  # the resumed history
+
+
+def test_a_hermes_discussion_hands_its_plan_to_a_new_issue(hub: SandboxHub) -> None:
+    """LR-066, LR-068, LR-148, LR-149 with the real CLI: Hermes discusses without a run or an
+    issue; `/implement` sends handoff_ready; the binding (a stand-in for `hangar discuss`'s
+    card) creates the issue from the saved plan and its run; Hermes is answered, implements in
+    the same session without the plan or the ids re-sent to its model, and that work lands in
+    the run's log."""
+    hermes_home = hub.home / ".hermes"
+    hermes_home.mkdir(parents=True, exist_ok=True)
+    (hermes_home / "config.yaml").write_text(hermes_config(hub.sandbox.base_url))
+    plan = "Plan: 1. Write marker.txt. 2. Check it."
+    hub.sandbox.load(scenario_from_dict({"name": "discussion", "turns": [
+        {"text": plan}, {"shell": "echo planned > marker.txt"}, {"text": "Implemented the plan."},
+    ]}))  # fmt: skip
+    steps = [
+        {"expect": "hermes> ", "send": "Plan the marker file\r"},
+        {"expect": "hermes> ", "send": "/implement\r"},
+        {"expect": "hermes> ", "send": "/exit\r"},
+    ]
+    driver = Path(__file__).with_name("discussion_driver.py")
+    argv = [sys.executable, str(driver), str(SAMPLES / "hermes"), hub.url, USER_TOKEN,
+            str(hub.root / "spool"), json.dumps(steps)]  # fmt: skip
+    env = run_env(hub, HANGAR_RUN_ID="stale-run", HANGAR_ISSUE_ID="stale-issue")
+    done = hub.sandbox.run(in_dir(hub.work, argv), cwd="/", env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert (report["exitCode"], report["invalid"], report["missed"]) == (0, 0, None), report
+    # the discussion: the question and the plan (no run, no issue yet)
+    discussion = [(m["type"], m.get("content")) for m in report["messages"]]
+    assert discussion == [("user_input", "Plan the marker file"), ("final", plan)]
+    (request,) = report["requests"]
+    assert request["plan_source_key"] == report["messages"][1]["sourceKey"]
+    # the issue made from the saved plan, and its run with what Hermes did after the handoff
+    issues = hub.ok("GET", "/api/issues")["issues"]
+    (issue,) = [i for i in issues if i["title"] == "Marker plan"]
+    assert hub.ok("GET", f"/api/issues/{issue['key']}")["description"] == plan
+    (run,) = hub.runs(issue["key"])
+    assert f"Bound to {issue['key']} (run {run['id']})" in report["screen"]
+    messages = hub.messages(run["id"])
+    assert [(m["type"], m.get("tool")) for m in messages] == [
+        ("tool_use", "terminal"),
+        ("tool_result", "terminal"),
+        ("text", None),
+    ]  # fmt: skip  (the implement prompt is Hermes's, not the user's: no user_input, no final)
+    assert (hub.work / "marker.txt").read_text() == "planned\n"
+    turns = [r for r in hub.sandbox.requests() if r["kind"] == "turn"]
+    first, implementing = json.dumps(turns[0]["body"]), json.dumps(turns[1]["body"])
+    for secret in ("stale-run", "stale-issue", USER_TOKEN):
+        assert secret not in first
+    # the handoff re-injects nothing: no ids, and the plan only as Hermes's own earlier reply
+    assert issue["key"] not in implementing and run["id"] not in implementing
+    assert implementing.count("Write marker.txt") == 1
