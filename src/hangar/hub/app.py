@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
@@ -23,6 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hangar import __version__
 from hangar.errors import HangarError
+from hangar.hub.api import devices as devices_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
@@ -36,6 +38,10 @@ from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.pages import runtime as runtime_pages
 from hangar.hub.store.workspaces import ensure_workspace
 
+if TYPE_CHECKING:
+    from hangar.hub.devices.directory import DeviceDirectory
+    from hangar.hub.notify.service import Notifications
+
 log = logging.getLogger("hangar.hub")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
@@ -48,6 +54,7 @@ API_ROUTERS = (
     events_api.router,
     local_runs_api.router,
     usage_api.router,
+    devices_api.router,
 )
 
 
@@ -78,6 +85,17 @@ class ApiAuthMiddleware:
         await self.app(scope, receive, send)
 
 
+@dataclass(frozen=True)
+class RemoteOptions:
+    """How the hub treats remote devices (the composition root reads the settings)."""
+
+    directory: DeviceDirectory | None = None
+    """Accept remote executors through this directory (``None``: in-process devices only)."""
+    fanout_timeout: float = 10.0
+    rpc_timeout: float = 60.0
+    public_url: str = "http://127.0.0.1:8765"
+
+
 def create_app(
     engine: Engine,
     devices: DeviceLinks,
@@ -85,17 +103,26 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    events: EventBus | None = None,
+    remote: RemoteOptions | None = None,
+    notifications: Notifications | None = None,
 ) -> FastAPI:
     """Build the hub app over its database and the executor(s) it may call."""
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
+    remote = remote or RemoteOptions()
     ctx = HubContext(
         engine=engine,
         workspace=workspace,
         devices=devices,
         auth=auth,
-        events=EventBus(),
+        events=events if events is not None else EventBus(),
         extra=dict(extra or {}),
+        fanout_timeout=remote.fanout_timeout,
+        rpc_timeout=remote.rpc_timeout,
+        directory=remote.directory,
+        public_url=remote.public_url,
+        notifications=notifications,
     )
     app = FastAPI(
         title="hangar hub",
@@ -109,6 +136,7 @@ def create_app(
     install_error_handlers(app)
     for router in API_ROUTERS:
         app.include_router(router)
+    app.include_router(devices_api.socket_router)
     app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(

@@ -3,6 +3,12 @@
 Publishers (routes, the session watcher, from any thread) call :meth:`EventBus.publish`; every
 connected page holds one subscriber queue per event loop. Slow subscribers lose their oldest
 events rather than growing without bound: an event only tells a page *what* to refresh.
+
+Several replicas of one hub share their events through the database: a ``relay`` (set by the
+composition root on PostgreSQL, :mod:`hangar.hub.devices.service`) receives every event
+published here, and events from other replicas come back in through :meth:`publish_local`,
+which does not relay them again. ``listeners`` are in-process callbacks that see every event,
+local or relayed (e.g. a revoked device's connection closes on the replica holding it).
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ import asyncio
 import itertools
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 QUEUE_SIZE = 256
+Relay = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(eq=False)
@@ -31,13 +38,31 @@ class EventBus:
         self._subscribers: set[_Subscriber] = set()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._listeners: list[Relay] = []
 
     def subscriber_count(self) -> int:
         with self._lock:
             return len(self._subscribers)
 
+    relay: Relay | None = None
+    """Also given every event published here (to other replicas)."""
+
+    def add_listener(self, listener: Relay) -> None:
+        """Call ``listener(event, data)`` for every event, on the publisher's thread."""
+        with self._lock:
+            self._listeners = [*self._listeners, listener]
+
     def publish(self, event: str, data: dict[str, Any]) -> None:
-        """Send ``event`` to every subscriber; callable from any thread."""
+        """Send ``event`` to every subscriber (and the relay); callable from any thread."""
+        self.publish_local(event, data)
+        relay = self.relay
+        if relay is not None:
+            relay(event, data)
+
+    def publish_local(self, event: str, data: dict[str, Any]) -> None:
+        """Send ``event`` to this process's subscribers and listeners only."""
+        for listener in self._listeners:
+            listener(event, data)
         item = (next(self._ids), event, data)
         with self._lock:
             targets = list(self._subscribers)

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from hangar.errors import HangarError
+from hangar.hub.fanout import fan_out
 from hangar.hub.runtime_work import DeviceInfo, group_tasks
 from hangar.protocol.codec import to_json
 from hangar.protocol.tasks import TaskList
@@ -45,20 +46,35 @@ class RuntimeView:
     _snapshot: _Snapshot | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def body(self, infos: list[DeviceInfo], fetch: Fetch) -> tuple[dict[str, Any], bytes]:
-        """The current body and its JSON encoding."""
+    def body(
+        self,
+        infos: list[DeviceInfo],
+        fetch: Fetch,
+        timeout: float = 10.0,
+        offline: list[DeviceInfo] | None = None,
+    ) -> tuple[dict[str, Any], bytes]:
+        """The current body and its JSON encoding. Devices are asked in parallel, each for
+        at most ``timeout`` seconds; ``offline`` devices are listed without tasks."""
         tasks: dict[str, list[dict[str, Any]]] = {}
         errors: list[dict[str, str]] = []
-        key: list[object] = [tuple(infos)]
+        key: list[object] = [tuple(infos), tuple(offline or ())]
         cacheable = True
-        for info in infos:
+        held_of = {i.device_id: self.lists.get(i.device_id) for i in infos}
+
+        def ask(info: DeviceInfo) -> TaskList:
+            held = held_of[info.device_id]
+            return fetch(info.device_id, None if held is None else held[0])
+
+        answers = fan_out(infos, ask, timeout, lambda i: i.device_id, method="runtime.tasks.list")
+        failed: set[str] = set()
+        for info, result in zip(infos, answers, strict=True):
             device_id = info.device_id
-            held = self.lists.get(device_id)
-            try:
-                result = fetch(device_id, None if held is None else held[0])
-            except HangarError as exc:  # one failing device must not hide the others
+            held = held_of[device_id]
+            if isinstance(result, HangarError):  # one failing device must not hide the others
+                exc = result
                 errors.append({"deviceId": device_id, "code": exc.code, "message": str(exc)})
                 key.append((device_id, "error", exc.code, str(exc)))
+                failed.add(device_id)
                 continue
             revision = result.revision
             if result.unchanged and held is not None and held[0] == revision:
@@ -77,6 +93,21 @@ class RuntimeView:
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded
         body = group_tasks(infos, tasks)
+        for device in body["devices"]:
+            if device["deviceId"] in failed:
+                device["state"], device["online"] = "unreachable", False
+        body["devices"] += [
+            {
+                "deviceId": d.device_id,
+                "name": d.name,
+                "local": d.local,
+                "online": False,
+                "state": "offline",
+                "address": None,
+                "label": None,
+            }
+            for d in offline or ()
+        ]
         body["errors"] = errors
         encoded = msgspec.json.encode(body)
         with self._lock:

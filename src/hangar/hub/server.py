@@ -18,6 +18,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from hangar.errors import UsageError
+from hangar.protocol.frames import MAX_FRAME_BYTES
 from hangar.token_file import TokenSource
 
 log = logging.getLogger("hangar.hub")
@@ -85,6 +86,8 @@ class HubServer:
     on_started: Callable[[HubServer], None] | None = None
     on_stopped: Callable[[], None] | None = None
     workers: list[Worker] = field(default_factory=list)
+    forwarded_allow_ips: str = "127.0.0.1"
+    """Proxies whose ``X-Forwarded-For`` names the client (a device's address)."""
 
     def __post_init__(self) -> None:
         self.sock = bind_socket(self.host, self.port)
@@ -105,6 +108,13 @@ class HubServer:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=3,
+            # A remote executor's frames stay below 1 MiB (large answers are chunked); a
+            # bigger one closes that connection with 1009, others are unaffected.
+            ws_max_size=MAX_FRAME_BYTES,
+            ws_ping_interval=10,
+            ws_ping_timeout=20,
+            proxy_headers=True,
+            forwarded_allow_ips=self.forwarded_allow_ips,
         )
         server = uvicorn.Server(config)
         if self.start_workers is not None:

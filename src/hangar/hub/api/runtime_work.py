@@ -14,11 +14,12 @@ import msgspec
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from hangar.errors import UsageError
+from hangar.errors import HangarError, UsageError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
-from hangar.hub.runtime_work import archived_view, group_tasks, result_project_id
+from hangar.hub.fanout import fan_out
+from hangar.hub.runtime_work import DeviceInfo, archived_view, group_tasks, result_project_id
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
 from hangar.protocol.codec import Wire, to_json
@@ -120,7 +121,10 @@ def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
         result: rpc.TaskList = ctx.devices.link(device_id).call(m.TASKS_LIST.name, request)
         return result
 
-    return ctx.runtime_view.body(ctx.device_infos(), fetch)
+    devices = ctx.all_devices()
+    online = [d for d in devices if d.state != "offline"]
+    offline = [d for d in devices if d.state == "offline"]
+    return ctx.runtime_view.body(online, fetch, ctx.fanout_timeout, offline)
 
 
 @router.post(
@@ -157,13 +161,25 @@ def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
         query=body.query, limit=body.limit, include_archived=body.include_archived
     )
     results: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
     unsupported = 0
-    infos = ctx.device_infos()
-    for info in infos:
-        try:
-            found = ctx.devices.link(info.device_id).call(m.TASKS_SEARCH.name, request)
-        except RpcNotSupported:
+    infos = ctx.device_infos()  # online and busy devices only (RW-049)
+
+    def ask(info: DeviceInfo) -> rpc.SearchResults:
+        found: rpc.SearchResults = ctx.devices.link(info.device_id).call(
+            m.TASKS_SEARCH.name, request
+        )
+        return found
+
+    answers = fan_out(
+        infos, ask, ctx.fanout_timeout, lambda i: i.device_id, method=m.TASKS_SEARCH.name
+    )
+    for info, found in zip(infos, answers, strict=True):
+        if isinstance(found, RpcNotSupported):
             unsupported += 1
+            continue
+        if isinstance(found, HangarError):  # late or gone: contributes nothing, is named
+            errors.append({"deviceId": info.device_id, "code": found.code, "message": str(found)})
             continue
         for item in to_json(found.results):
             results.append({**item, "deviceId": info.device_id, "deviceName": info.name})
@@ -172,7 +188,7 @@ def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
     if body.project_id:
         results = [r for r in results if result_project_id(r) == body.project_id]
     results.sort(key=lambda r: str(r.get("updatedAt") or ""), reverse=True)
-    return {"results": results[: body.limit]}
+    return {"results": results[: body.limit], "errors": errors}
 
 
 @router.post("/rename", summary="Rename a task", openapi_extra=body_schema(DeviceRenameRequest))

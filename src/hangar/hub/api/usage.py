@@ -13,6 +13,8 @@ from fastapi import APIRouter, Query
 
 from hangar.errors import HangarError
 from hangar.hub.context import Hub, HubContext
+from hangar.hub.fanout import fan_out
+from hangar.hub.runtime_work import DeviceInfo
 from hangar.model import TokenUse
 from hangar.protocol import methods as m
 from hangar.protocol.codec import decode, to_json
@@ -49,13 +51,18 @@ def usage_view(ctx: HubContext, request: UsageRequest) -> dict[str, Any]:
     rows: dict[str, tuple[str, UsageRow]] = {}
     total: UsageRow | None = None
     errors: list[dict[str, str]] = []
-    for info in ctx.device_infos():
-        try:
-            report: UsageReport = ctx.devices.link(info.device_id).call(
-                m.USAGE_SUMMARY.name, request
-            )
-        except HangarError as exc:  # one failing device must not hide the others
-            errors.append({"deviceId": info.device_id, "code": exc.code, "message": str(exc)})
+    infos = ctx.device_infos()
+
+    def ask(info: DeviceInfo) -> UsageReport:
+        report: UsageReport = ctx.devices.link(info.device_id).call(m.USAGE_SUMMARY.name, request)
+        return report
+
+    answers = fan_out(
+        infos, ask, ctx.rpc_timeout, lambda i: i.device_id, method=m.USAGE_SUMMARY.name
+    )
+    for info, report in zip(infos, answers, strict=True):
+        if isinstance(report, HangarError):  # one failing device must not hide the others
+            errors.append({"deviceId": info.device_id, "code": report.code, "message": str(report)})
             continue
         for row in report.rows:
             key = f"{info.device_id}:{row.key}" if request.by == "task" else row.key
