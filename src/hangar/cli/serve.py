@@ -43,7 +43,14 @@ def _announce(server: HubServer, demo: bool) -> None:
 @click.option(
     "--allow-remote", is_flag=True, help="Allow a non-loopback --host (prints a warning)."
 )
-def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
+@click.option(
+    "--no-executor",
+    is_flag=True,
+    help="Serve only remote devices, not this machine's sessions (a team hub's replicas).",
+)
+def serve_command(
+    host: str | None, port: int | None, demo: bool, allow_remote: bool, no_executor: bool
+) -> None:
     """Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     if demo:
@@ -54,7 +61,7 @@ def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     host = host or str(settings.host)
     warning = check_bind_address(host, allow_remote)
-    local = LocalHangar.open()
+    local = LocalHangar.open(serve_executor=False if no_executor else None)
     try:
         token = load_or_create_token(settings.paths.token_file)
         server = local.server(

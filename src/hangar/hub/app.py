@@ -26,8 +26,10 @@ from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import devices as devices_api
 from hangar.hub.api import events as events_api
+from hangar.hub.api import im_hooks
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
+from hangar.hub.api import notifications as notifications_api
 from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.api import usage as usage_api
 from hangar.hub.api.errors import error_response, install_error_handlers
@@ -55,6 +57,7 @@ API_ROUTERS = (
     local_runs_api.router,
     usage_api.router,
     devices_api.router,
+    notifications_api.router,
 )
 
 
@@ -137,6 +140,7 @@ def create_app(
     for router in API_ROUTERS:
         app.include_router(router)
     app.include_router(devices_api.socket_router)
+    app.include_router(im_hooks.router)
     app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(
