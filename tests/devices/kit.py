@@ -229,3 +229,87 @@ def devices(*items: Device) -> Iterator[list[Device]]:
             if with_cont:
                 item.signal(signal.SIGCONT)
             item.stop()
+
+
+# -- in this process: a hub on a thread, an executor client on a thread -------------------------
+@dataclass
+class ThreadHub:
+    local: Any
+    server: Any
+    token: str
+
+    @property
+    def url(self) -> str:
+        return str(self.server.url)
+
+    @property
+    def ctx(self) -> Any:
+        return self.server.app.state.hub
+
+    def client(self, timeout: float = 30.0) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url,
+            headers={"Authorization": f"Bearer {self.token}"},
+            timeout=timeout,
+            trust_env=False,
+        )
+
+    def add_device(self, name: str) -> str:
+        with self.client() as http:
+            answer = http.post("/api/devices", json={"name": name})
+        assert answer.status_code == 200, answer.text
+        token: str = answer.json()["token"]
+        return token
+
+
+@contextmanager
+def hub_thread(root: Path, *, serve_executor: bool = False, **env: str) -> Iterator[ThreadHub]:
+    """A real hub (``LocalHangar`` on uvicorn) serving on a thread of this process."""
+    from hangar.composition import LocalHangar
+    from hangar.token_file import TokenSource
+
+    environ = device_env(root, **env)
+    local = LocalHangar.open(environ, serve_executor=serve_executor)
+    token = "thread-hub-token-0123456789"
+    try:
+        app = local.create_app(token)
+        server = local.server(app, "127.0.0.1", 0, TokenSource(token, "test"))
+        thread = threading.Thread(target=server.serve, name="test-hub", daemon=True)
+        thread.start()
+        wait_until(lambda: getattr(server, "_server", None) is not None, "the hub to start")
+        wait_until(lambda: server._server.started, "uvicorn to accept")
+        try:
+            yield ThreadHub(local, server, token)
+        finally:
+            server.stop()
+            thread.join(timeout=30)
+    finally:
+        local.close()
+
+
+@contextmanager
+def client_thread(client: Any) -> Iterator[Any]:
+    """Run an :class:`~hangar.executor.remote.client.ExecutorClient` on its own loop."""
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            loop.run_until_complete(client.run())
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=run, name="test-executor-client", daemon=True)
+    thread.start()
+    try:
+        yield client
+    finally:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(client.stop)
+        thread.join(timeout=30)
+    if errors:
+        raise errors[0]

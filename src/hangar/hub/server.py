@@ -97,12 +97,18 @@ class HubServer:
     def url(self) -> str:
         return url_for(self.host, self.port)
 
+    def stop(self) -> None:
+        """Ask a running :meth:`serve` (e.g. on another thread) to shut down."""
+        server = getattr(self, "_server", None)
+        if server is not None:
+            server.should_exit = True
+
     def publish(self, event: str, data: dict[str, Any]) -> None:
         self.app.state.hub.events.publish(event, data)
 
-    def serve(self) -> None:
-        """Serve until interrupted (SIGINT/SIGTERM); workers start after the socket is live."""
-        config = uvicorn.Config(
+    def config(self) -> uvicorn.Config:
+        """The uvicorn configuration :meth:`serve` runs."""
+        return uvicorn.Config(
             self.app,
             log_level="warning",
             access_log=False,
@@ -116,7 +122,11 @@ class HubServer:
             proxy_headers=True,
             forwarded_allow_ips=self.forwarded_allow_ips,
         )
-        server = uvicorn.Server(config)
+
+    def serve(self) -> None:
+        """Serve until interrupted (SIGINT/SIGTERM); workers start after the socket is live."""
+        server = uvicorn.Server(self.config())
+        self._server = server
         if self.start_workers is not None:
             self.workers = list(self.start_workers(self))
         if self.on_started:
