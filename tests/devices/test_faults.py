@@ -117,7 +117,9 @@ def test_malformed_and_huge_frames_close_that_connection_only(
     """The misbehaving connection is closed with a code and a reason; a well-behaved device
     on the same hub keeps answering."""
     with hub_thread(tmp_path / "hub") as hub:
-        good = Device("good", tmp_path / "good", "127.0.0.2", [hub.url], token=hub.add_device("good"))
+        good = Device(
+            "good", tmp_path / "good", "127.0.0.2", [hub.url], token=hub.add_device("good")
+        )
         with devices(good):
             wait_until(lambda: "good" in _online(hub), "good online")
             with _raw_socket(hub, hub.add_device("bad"), "bad-device-id") as ws:

@@ -96,7 +96,9 @@ def _every_method(remote: Callable[..., Any]) -> None:
     remote(m.TASKS_CLEANUP_PREVIEW.name, ids, same=True)
     remote(m.TASKS_CLEANUP.name, ids)
     assert not remote(m.TASKS_UNARCHIVE.name, t.TaskRef(local_task_id=second)).archived
-    project = remote(m.TASKS_ARCHIVE_PROJECT.name, t.ArchiveProjectRequest(project_key="/srv/tools"))
+    project = remote(
+        m.TASKS_ARCHIVE_PROJECT.name, t.ArchiveProjectRequest(project_key="/srv/tools")
+    )
     assert project.archived == [second]
     remote(m.TASKS_ARCHIVE_ALL.name, t.NoArguments())
     accepted = remote(m.TASKS_DELETE.name, t.TaskRef(local_task_id=second))

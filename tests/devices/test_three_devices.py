@@ -57,9 +57,7 @@ def test_three_devices_merge_and_one_killed_mid_search_is_offline(tmp_path: Path
             )
             view = hub.get("/api/runtime-work")
             ids = {n: listed[n]["deviceId"] for n in NAMES}
-            assert _tasks(view) == {
-                ids[n]: [f"Check the harbor lights on {n}"] for n in NAMES
-            }
+            assert _tasks(view) == {ids[n]: [f"Check the harbor lights on {n}"] for n in NAMES}
             labels = {p["deviceId"]: p["deviceLabel"] for p in view["projects"]}
             assert labels == {ids[n]: a for n, a in zip(NAMES, ADDRESSES, strict=True)}
             assert view["errors"] == []

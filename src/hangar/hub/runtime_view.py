@@ -105,6 +105,7 @@ class RuntimeView:
                 "state": "offline",
                 "address": None,
                 "label": None,
+                "display": d.name or d.device_id,
             }
             for d in offline or ()
         ]

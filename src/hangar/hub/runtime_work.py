@@ -80,6 +80,14 @@ def device_labels(devices: list[DeviceInfo]) -> dict[str, str | None]:
     return {d.device_id: None if d.local else (d.address or d.name or d.device_id) for d in devices}
 
 
+def device_display(device: DeviceInfo) -> str:
+    """The main text naming a device in the sidebar and the device picker (RW-047): a remote
+    device's address, else its name, its id only as the last fallback."""
+    if device.local:
+        return f"{device.name or 'this device'} (this device)"
+    return device.address or device.name or device.device_id
+
+
 def group_tasks(
     devices: list[DeviceInfo], tasks_by_device: Mapping[str, Iterable[Task]]
 ) -> dict[str, Any]:
@@ -123,6 +131,7 @@ def group_tasks(
                 "state": d.state,
                 "address": d.address,
                 "label": labels[d.device_id],
+                "display": device_display(d),
             }
             for d in devices
         ],
