@@ -113,7 +113,8 @@ def hub_process(root: Path, *args: str, **env: str) -> Iterator[Hub]:
     environment = device_env(root, **env)
     with running_hub(*args, env=environment) as running:
         home = Path(environment["HANGAR_HOME"])
-        yield Hub(running, running.token(home), home)
+        token = env.get("HANGAR_TOKEN") or running.token(home)
+        yield Hub(running, token, home)
 
 
 @dataclass
@@ -313,3 +314,38 @@ def client_thread(client: Any) -> Iterator[Any]:
         thread.join(timeout=30)
     if errors:
         raise errors[0]
+
+
+@contextmanager
+def sse(url: str, token: str) -> Iterator[list[dict[str, Any]]]:
+    """The events of ``GET /api/events`` as they come, in a list (read on a thread)."""
+    import json
+
+    events: list[dict[str, Any]] = []
+    stop = threading.Event()
+    connected = threading.Event()
+
+    def read() -> None:
+        headers = {"Authorization": f"Bearer {token}"}
+        client = httpx.Client(base_url=url, headers=headers, timeout=None, trust_env=False)
+        try:
+            with client, client.stream("GET", "/api/events") as response:
+                name = None
+                for line in response.iter_lines():
+                    connected.set()
+                    if stop.is_set():
+                        return
+                    if line.startswith("event: "):
+                        name = line[len("event: ") :]
+                    elif line.startswith("data: ") and name:
+                        events.append({"event": name, **json.loads(line[len("data: ") :])})
+        except httpx.HTTPError:
+            return  # the hub stopped
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert connected.wait(30), "no SSE stream"
+    try:
+        yield events
+    finally:
+        stop.set()
