@@ -6,8 +6,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from hub.sessions import ClaudeSession  # tests/hub, a sibling package
-
 from hangar.executor.remote.client import ExecutorClient
 from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.remote.session import executor_handler
@@ -16,6 +14,7 @@ from hangar.protocol import methods as m
 from hangar.protocol.codec import to_json
 from hangar.protocol.frames import MAX_FRAME_BYTES
 from hangar.protocol.tasks import TranscriptRequest
+from hub.sessions import ClaudeSession  # tests/hub, a sibling package
 
 from .kit import ThreadHub, client_thread, device_env, hub_thread, wait_until
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from hub.sessions import BASE_TIME, ClaudeSession  # tests/hub, a sibling package
 
 from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.service import Executor
@@ -18,6 +17,7 @@ from hangar.protocol import tasks as t
 from hangar.protocol import usage as u
 from hangar.protocol.codec import to_json
 from hangar.protocol.methods import METHODS
+from hub.sessions import BASE_TIME, ClaudeSession  # tests/hub, a sibling package
 
 from .kit import client_thread, device_env, hub_thread, wait_until
 

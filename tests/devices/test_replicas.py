@@ -12,10 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
+
 from hub.postgres_server import (  # tests/hub, a sibling package
     PostgresInstance,
     postgres_instance,
-    unavailable_reason,
+    skip_unless_available,
 )
 from hub.sessions import ClaudeSession
 
@@ -26,9 +27,7 @@ TOKEN = "replica-token-0123456789abcdef"
 
 @pytest.fixture
 def postgres() -> Iterator[PostgresInstance]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
+    skip_unless_available()
     with postgres_instance() as server:
         yield server
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.sessions import BASE_TIME, ClaudeSession  # tests/hub, a sibling package
+
 from .kit import Device, devices, hub_process, wait_until
 
 ADDRESSES = ["127.0.0.2", "127.0.0.3", "127.0.0.4"]

@@ -25,6 +25,18 @@ def postgres_bin() -> Path | None:
     return found[-1].parent if found else None
 
 
+def skip_unless_available() -> None:
+    """Skip the test when PostgreSQL cannot run here; fail instead under
+    ``HANGAR_REQUIRE_POSTGRES=1`` (CI)."""
+    import pytest
+
+    reason = unavailable_reason()
+    if reason and os.environ.get("HANGAR_REQUIRE_POSTGRES") == "1":
+        pytest.fail(reason + "; HANGAR_REQUIRE_POSTGRES=1 requires it")
+    if reason:
+        pytest.skip(reason)
+
+
 def unavailable_reason() -> str | None:
     if postgres_bin() is None:
         return "PostgreSQL is not installed (make postgres installs Debian's postgresql)"

@@ -239,8 +239,9 @@ def enqueue(engine: Engine, member_id: str, device_id: str, update: TaskUpdated)
                     next_attempt_at=stamp,
                     created_at=stamp,
                 )
+                .returning(deliveries_t.c.id)  # no row back for a duplicate (rowcount may be -1)
             )
-            added += int(result.rowcount or 0)
+            added += len(result.all())
     return added
 
 
@@ -259,7 +260,13 @@ def claim_due(engine: Engine, limit: int = 20, lease: float = 60.0) -> list[Due]
     with engine.connect() as conn:
         rows = conn.execute(
             sa.select(deliveries_t)
-            .where(deliveries_t.c.status == "pending", deliveries_t.c.next_attempt_at <= stamp)
+            .where(
+                deliveries_t.c.status == "pending",
+                deliveries_t.c.next_attempt_at <= stamp,
+                sa.or_(
+                    deliveries_t.c.claimed_until.is_(None), deliveries_t.c.claimed_until < stamp
+                ),
+            )
             .order_by(deliveries_t.c.next_attempt_at)
             .limit(limit)
         ).all()
