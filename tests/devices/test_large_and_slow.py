@@ -111,7 +111,8 @@ def test_a_slow_call_does_not_hold_up_the_others(tmp_path: Path) -> None:
                     ).json()
                 assert [msg["content"] for msg in page["messages"]][-1] == "The needle is here."
                 assert waiting.is_alive() and not found
-                assert hub.ctx.device_infos()[0].state == "online"
+                # One worker is still taken by the search: the device is not busy.
+                wait_until(lambda: hub.ctx.device_infos()[0].state == "online", "online")
 
                 second = threading.Thread(target=search)  # takes the other worker
                 second.start()

@@ -21,13 +21,13 @@ from typing import Any
 import msgspec
 
 from hangar.errors import HangarError
-from hangar.hub.fanout import fan_out
+from hangar.hub.fanout import Pending, fan_out
 from hangar.hub.runtime_work import DeviceInfo, group_tasks
 from hangar.protocol.codec import to_json
-from hangar.protocol.tasks import TaskList
 
-Fetch = Callable[[str, int | None], TaskList]
-"""``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device."""
+Fetch = Callable[[str, int | None], Pending]
+"""``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device, started
+(:func:`hangar.hub.fanout.begin`); it answers a :class:`TaskList`."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class RuntimeView:
         cacheable = True
         held_of = {i.device_id: self.lists.get(i.device_id) for i in infos}
 
-        def ask(info: DeviceInfo) -> TaskList:
+        def ask(info: DeviceInfo) -> Pending:
             held = held_of[info.device_id]
             return fetch(info.device_id, None if held is None else held[0])
 

@@ -18,7 +18,7 @@ from hangar.errors import HangarError, UsageError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
-from hangar.hub.fanout import fan_out
+from hangar.hub.fanout import Pending, begin, fan_out
 from hangar.hub.runtime_work import DeviceInfo, archived_view, group_tasks, result_project_id
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
@@ -116,10 +116,9 @@ def runtime_work(ctx: HubContext) -> dict[str, Any]:
 
 
 def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
-    def fetch(device_id: str, revision: int | None) -> rpc.TaskList:
+    def fetch(device_id: str, revision: int | None) -> Pending:
         request = rpc.ListTasks(if_revision=revision)
-        result: rpc.TaskList = ctx.devices.link(device_id).call(m.TASKS_LIST.name, request)
-        return result
+        return begin(ctx.devices.link(device_id), m.TASKS_LIST.name, request)
 
     devices = ctx.all_devices()
     online = [d for d in devices if d.state != "offline"]
@@ -165,11 +164,8 @@ def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
     unsupported = 0
     infos = ctx.device_infos()  # online and busy devices only (RW-049)
 
-    def ask(info: DeviceInfo) -> rpc.SearchResults:
-        found: rpc.SearchResults = ctx.devices.link(info.device_id).call(
-            m.TASKS_SEARCH.name, request
-        )
-        return found
+    def ask(info: DeviceInfo) -> Pending:
+        return begin(ctx.devices.link(info.device_id), m.TASKS_SEARCH.name, request)
 
     answers = fan_out(
         infos, ask, ctx.fanout_timeout, lambda i: i.device_id, method=m.TASKS_SEARCH.name

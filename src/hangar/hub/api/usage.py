@@ -13,12 +13,12 @@ from fastapi import APIRouter, Query
 
 from hangar.errors import HangarError
 from hangar.hub.context import Hub, HubContext
-from hangar.hub.fanout import fan_out
+from hangar.hub.fanout import Pending, begin, fan_out
 from hangar.hub.runtime_work import DeviceInfo
 from hangar.model import TokenUse
 from hangar.protocol import methods as m
 from hangar.protocol.codec import decode, to_json
-from hangar.protocol.usage import GroupBy, UsageReport, UsageRequest, UsageRow
+from hangar.protocol.usage import GroupBy, UsageRequest, UsageRow
 
 router = APIRouter(prefix="/api/usage", tags=["usage"])
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -53,9 +53,8 @@ def usage_view(ctx: HubContext, request: UsageRequest) -> dict[str, Any]:
     errors: list[dict[str, str]] = []
     infos = ctx.device_infos()
 
-    def ask(info: DeviceInfo) -> UsageReport:
-        report: UsageReport = ctx.devices.link(info.device_id).call(m.USAGE_SUMMARY.name, request)
-        return report
+    def ask(info: DeviceInfo) -> Pending:
+        return begin(ctx.devices.link(info.device_id), m.USAGE_SUMMARY.name, request)
 
     answers = fan_out(
         infos, ask, ctx.rpc_timeout, lambda i: i.device_id, method=m.USAGE_SUMMARY.name

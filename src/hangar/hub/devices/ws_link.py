@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -88,6 +89,11 @@ class WebSocketLink:
 
     # -- ExecutorLink -------------------------------------------------------------------
     def call(self, method: str, request: Any) -> Any:
+        return self.begin(method, request).wait(self.timeouts.of(method))
+
+    def begin(self, method: str, request: Any) -> PendingCall:
+        """Send the call now; the answer is collected with :meth:`PendingCall.wait` (no
+        thread waits meanwhile: the fan-out starts every device's call this way)."""
         if method not in METHODS or (self.supported is not None and method not in self.supported):
             raise RpcNotSupported(method=method)
         if self.closed is not None:
@@ -101,13 +107,11 @@ class WebSocketLink:
         with self._lock:
             self._pending[call_id] = (method, future)
         self._submit(self._send(frame), future)
-        try:
-            raw = future.result(timeout)
-        except FutureTimeout:
-            self._forget(call_id)
-            self._submit(self._send(f.encode(f.Cancel(id=call_id))), None)
-            raise DeviceTimeout(device_id=self.device_id, method=method, seconds=timeout) from None
-        return decode_answer(method, raw)
+        return PendingCall(self, call_id, method, future, time.monotonic() + timeout, timeout)
+
+    def _gave_up(self, call_id: int) -> None:
+        self._forget(call_id)
+        self._submit(self._send(f.encode(f.Cancel(id=call_id))), None)
 
     def close(self) -> None:
         self.fail_all("the hub closed the connection")
@@ -192,3 +196,37 @@ class WebSocketLink:
 
 def _encode(request: Any) -> bytes:
     return msgspec.json.encode(request)
+
+
+class PendingCall:
+    """A call sent on a :class:`WebSocketLink`, its answer still to come."""
+
+    def __init__(
+        self,
+        link: WebSocketLink,
+        call_id: int,
+        method: str,
+        future: Future[bytes],
+        deadline: float,
+        timeout: float,
+    ) -> None:
+        self.link, self.call_id, self.method = link, call_id, method
+        self.future, self.deadline, self.timeout = future, deadline, timeout
+
+    def spawn(self) -> None:
+        """Already under way."""
+
+    def wait(self, timeout: float) -> Any:
+        """The decoded answer; :class:`DeviceTimeout` once the method's own timeout passed,
+        ``TimeoutError`` when only the caller's ``timeout`` did."""
+        own = self.deadline - time.monotonic()
+        try:
+            raw = self.future.result(max(0.0, min(timeout, own)))
+        except FutureTimeout:
+            self.link._gave_up(self.call_id)
+            if own <= timeout:
+                raise DeviceTimeout(
+                    device_id=self.link.device_id, method=self.method, seconds=self.timeout
+                ) from None
+            raise TimeoutError from None
+        return decode_answer(self.method, raw)

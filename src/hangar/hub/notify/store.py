@@ -226,7 +226,8 @@ def enqueue(engine: Engine, member_id: str, device_id: str, update: TaskUpdated)
         )
         for target_id in sorted(wanted):
             result = conn.execute(
-                _insert_ignore(conn, deliveries_t).values(
+                _insert_ignore(conn, deliveries_t)
+                .values(
                     id=str(uuid.uuid4()),
                     target_id=target_id,
                     device_id=device_id,
