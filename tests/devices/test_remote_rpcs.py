@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 
+from hangar.errors import HangarError
 from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.service import Executor
 from hangar.hub.devices.ws_link import WebSocketLink
+from hangar.protocol import file_changes as fc
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as t
 from hangar.protocol import usage as u
+from hangar.protocol import worktrees as w
 from hangar.protocol.codec import to_json
 from hangar.protocol.methods import METHODS
 from hub.sessions import BASE_TIME, ClaudeSession  # tests/hub, a sibling package
@@ -46,6 +52,7 @@ def test_every_rpc_of_the_method_table_works_remotely(tmp_path: Path) -> None:
     root = tmp_path / "laptop"
     env = device_env(root, HANGAR_DEVICE_NAME="laptop")
     _homes(root / "home")
+    REPO[:] = [_git_repo(root / "home" / "repo")]
     called: set[str] = set()
     with hub_thread(tmp_path / "hub") as hub:
         token = hub.add_device("laptop")
@@ -60,7 +67,19 @@ def test_every_rpc_of_the_method_table_works_remotely(tmp_path: Path) -> None:
                 link = hub.ctx.devices.link(device_id)
                 assert isinstance(link, WebSocketLink)
 
-                def remote(method: str, request: Any, same: bool = False) -> Any:
+                def remote(
+                    method: str, request: Any, same: bool = False, fails: str | None = None
+                ) -> Any:
+                    if fails is not None:  # the same error, code and status, both ways
+                        with pytest.raises(HangarError) as over_wire:
+                            link.call(method, request)
+                        with pytest.raises(HangarError) as in_process:
+                            executor.call(method, request)
+                        assert over_wire.value.code == in_process.value.code == fails
+                        assert over_wire.value.http_status == in_process.value.http_status
+                        assert str(over_wire.value) == str(in_process.value)
+                        called.add(method)
+                        return None
                     answer = link.call(method, request)
                     expected = METHODS[method].response
                     assert isinstance(answer, getattr(expected, "__origin__", expected))
@@ -73,6 +92,43 @@ def test_every_rpc_of_the_method_table_works_remotely(tmp_path: Path) -> None:
         finally:
             executor.close()
     assert called == set(METHODS) - set(NOT_HERE)
+
+
+def _worktrees(remote: Callable[..., Any]) -> None:
+    repo = REPO[0]
+    remote(m.WORKTREES_SETTINGS_GET.name, t.NoArguments(), same=True)
+    remote(m.WORKTREES_SETTINGS_UPDATE.name, w.WorktreeSettingsUpdate(keep_count=5))
+    prepared = remote(
+        m.WORKTREES_PREPARE.name, w.PrepareWorktree(source_path=str(repo), worktree_id="wt1")
+    )
+    assert Path(prepared["path"]).is_dir()
+    listed = remote(m.WORKTREES_LIST.name, t.NoArguments(), same=True)
+    assert "wt1" in json.dumps(listed)
+    remote(m.WORKTREES_DELETE.name, w.WorktreeRef(worktree_id="wt1"))
+    assert not Path(prepared["path"]).exists()
+    remote(m.WORKTREES_RESTORE.name, w.WorktreeRef(worktree_id="wt1"))
+    assert Path(prepared["path"]).is_dir()
+    remote(m.WORKTREES_PRUNE.name, t.NoArguments())
+
+
+REPO: list[Path] = []
+
+
+def _git_repo(path: Path) -> Path:
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(path.parent),
+        "GIT_AUTHOR_NAME": "Dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.com",
+        "GIT_COMMITTER_NAME": "Dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.com",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    path.mkdir(parents=True)
+    (path / "README.md").write_text("hello\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "first"]):
+        subprocess.run(["git", *args], cwd=path, env=env, check=True)
+    return path
 
 
 def _every_method(remote: Callable[..., Any]) -> None:
@@ -114,6 +170,15 @@ def _every_method(remote: Callable[..., Any]) -> None:
         lambda: (p := remote(m.TASKS_DELETE_PROGRESS.name, batch)).done == p.total, "the delete"
     )
     remote(m.TASKS_PURGE.name, t.TaskRef(local_task_id=second))
+    _worktrees(remote)
+    changes = fc.TurnFileChanges(
+        local_task_id=first, workspace_path="/srv/app", artifact_id="not-an-artifact"
+    )
+    remote(m.TURN_FILE_CHANGES_REVIEW.name, changes, fails="bad_artifact_id")
+    revert = fc.RevertTurnFileChanges(
+        local_task_id=first, workspace_path="/srv/app", artifact_id="x", checksum="y"
+    )
+    remote(m.TURN_FILE_CHANGES_REVERT.name, revert, fails="bad_artifact_id")
     everything = remote(m.TASKS_LIST.name, t.ListTasks(include_archived=True), same=True)
     assert [task.title for task in everything.tasks] == ["Lights"]
     assert msgspec.json.encode(t.ListTasks()) == b"{}"

@@ -18,18 +18,15 @@ from typing import Any
 from urllib.parse import quote
 
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
-from hangar.agents.message_log import (
-    MessageLog,
-    SkipCounter,
-    as_map,
-    as_str,
-    decode_document,
-    iso_from_millis,
-    output_text,
-    running_tool,
-)
+from hangar.agents.json_fields import as_map, as_str
+from hangar.agents.json_records import SkipCounter, decode_document
+from hangar.agents.message_log import MessageLog
 from hangar.agents.peek import stat_marks
+from hangar.agents.timestamps import iso_from_millis
+from hangar.agents.tool_kinds import running_tool
+from hangar.agents.tool_output import output_text
 from hangar.model import TextBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "kiro"
 BUSY_TIMEOUT_MS = 2000
@@ -217,7 +214,7 @@ class KiroStore(AgentStore):
             try:
                 if source.path.stat().st_size > MAX_FILE_BYTES:
                     return LoadedSession([], SessionSummary(skipped={"oversized_file": 1}))
-                return parse_payload(source.path.read_bytes())
+                return parse_payload(read_regular_bytes(source.path))
             except FileNotFoundError:
                 return LoadedSession([], SessionSummary(status="missing"))
         value: Any = None

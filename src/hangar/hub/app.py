@@ -26,13 +26,16 @@ from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import devices as devices_api
 from hangar.hub.api import events as events_api
+from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import im_hooks
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import notifications as notifications_api
 from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.api import usage as usage_api
+from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
+from hangar.hub.api.limits import BodyLimitMiddleware
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
@@ -52,6 +55,8 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
+    worktrees_api.router,
+    file_changes_api.router,
     issues_api.router,
     events_api.router,
     local_runs_api.router,
@@ -143,6 +148,7 @@ def create_app(
     app.include_router(im_hooks.router)
     app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
+    app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first
     app.add_middleware(
         ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
     )
