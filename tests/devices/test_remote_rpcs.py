@@ -160,7 +160,10 @@ def _every_method(remote: Callable[..., Any]) -> None:
     accepted = remote(m.TASKS_DELETE.name, t.TaskRef(local_task_id=second))
     assert accepted.deleted
     progress = t.DeleteProgressRequest(batch_id=accepted.batch_id)
-    remote(m.TASKS_DELETE_PROGRESS.name, progress)
+    wait_until(
+        lambda: (p := remote(m.TASKS_DELETE_PROGRESS.name, progress)).done == p.total,
+        "the delete",
+    )
     restored = remote(m.TASKS_RESTORE.name, t.TaskRef(local_task_id=second))
     assert restored.restored
     bulk = remote(m.TASKS_DELETE_BULK.name, t.DeleteBulkRequest(local_task_ids=[second]))
