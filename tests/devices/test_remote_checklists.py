@@ -26,11 +26,21 @@ def _local(run: AgentRun) -> tuple[list[list[tuple[str, str]]], list[tuple[str, 
     return [x for m in messages for x in lists(m)], items(summary)
 
 
-def _remote(hub: ThreadHub, title: str) -> tuple[list[Any], Any]:
-    with hub.client(timeout=60) as http:
+def _mine(task: dict[str, Any], session: str) -> bool:
+    """Whether ``task`` is the agent's session ``session`` (its opaque handle names it)."""
+    return any(session in str(value) for value in task["runtimeHandle"].values())
+
+
+def _tasks(hub: ThreadHub) -> list[dict[str, Any]]:
+    with hub.client() as http:
         view = http.get("/api/runtime-work").json()
-        tasks = [t for p in view["projects"] for t in p["tasks"]] + view["conversations"]
-        task = next(t for t in tasks if t["title"].startswith(title))
+    tasks: list[dict[str, Any]] = [t for p in view["projects"] for t in p["tasks"]]
+    return tasks + view["conversations"]
+
+
+def _remote(hub: ThreadHub, session: str) -> tuple[list[Any], Any]:
+    task = next(t for t in _tasks(hub) if _mine(t, session))
+    with hub.client(timeout=60) as http:
         body = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"], "limit": 200}
         page = http.post("/api/runtime-work/transcript", json=body).json()
     blocks = [
@@ -43,14 +53,10 @@ def _remote(hub: ThreadHub, title: str) -> tuple[list[Any], Any]:
     return blocks, [(i["content"], i["status"]) for i in current["items"]] if current else None
 
 
-def _wait_listed(hub: ThreadHub, title: str) -> None:
-    def listed() -> bool:
-        with hub.client() as http:
-            view = http.get("/api/runtime-work").json()
-        tasks = [t for p in view["projects"] for t in p["tasks"]] + view["conversations"]
-        return any(t["title"].startswith(title) for t in tasks)
-
-    wait_until(listed, f"{title!r} listed from the remote device")
+def _wait_listed(hub: ThreadHub, session: str) -> None:
+    wait_until(
+        lambda: any(_mine(t, session) for t in _tasks(hub)), f"{session} listed from the device"
+    )
 
 
 @pytest.mark.parametrize("cli", CLIS)
@@ -66,26 +72,27 @@ def test_a_remote_checklist_is_the_local_one_and_survives_a_reconnect(
     huge = agent_sandbox.run_agent(cli, "checklist-huge", "Write a huge checklist")
     edits = agent_sandbox.run_agent(cli, "checklist-edits", "Edit the checklist")
     assert huge.returncode == edits.returncode == 0, edits.stderr
-    local = {"Write a huge": _local(huge), "Edit the": _local(edits)}
-    assert sum(len(c) for c, _ in local["Write a huge"][1] or []) > 10_000
+    assert huge.session_id and edits.session_id
+    local = {huge.session_id: _local(huge), edits.session_id: _local(edits)}
+    assert sum(len(c) for c, _ in local[huge.session_id][1] or []) > 10_000
     requests = len(agent_sandbox.sandbox.requests())
     with hub_thread(tmp_path / "hub") as hub:
         root = agent_sandbox.host(agent_sandbox.homes.home).parent
         device = Device("remote", root, "127.0.0.3", [hub.url], token=hub.add_device("remote"))
         device.start()
         try:
-            for title, expected in local.items():
-                _wait_listed(hub, title)
-                assert _remote(hub, title) == expected, title
+            for session, expected in local.items():
+                _wait_listed(hub, session)
+                assert _remote(hub, session) == expected, session
             device.signal(signal.SIGKILL)
             device.process.wait(timeout=15)  # type: ignore[union-attr]
             device._finish()
             wait_until(lambda: not hub.ctx.device_infos(), "the device offline")
             device.token = None
             device.start()
-            for title, expected in local.items():
-                _wait_listed(hub, title)
-                assert _remote(hub, title) == expected, title
+            for session, expected in local.items():
+                _wait_listed(hub, session)
+                assert _remote(hub, session) == expected, session
         finally:
             device.stop()
     assert len(agent_sandbox.sandbox.requests()) == requests
@@ -96,8 +103,9 @@ def test_history_of_a_remote_task_is_restored_turn_by_turn(
     cli: str, agent_sandbox: AgentSandbox, tmp_path: Path
 ) -> None:
     """CL-055, CL-059: a second turn made while the device is connected shows as the
-    current list, the first turn's list stays on its own message, both as read locally; no
-    separate channel: the same transcript call carries them."""
+    current list (also in the web UI's strip), the first turn's list stays on its own
+    message, both as read locally; no separate channel: the same transcript call carries
+    them."""
     first = agent_sandbox.run_agent(cli, "plan", "Plan the work")
     assert first.returncode == 0, first.stderr
     with hub_thread(tmp_path / "hub") as hub:
@@ -105,14 +113,25 @@ def test_history_of_a_remote_task_is_restored_turn_by_turn(
         device = Device("remote", root, "127.0.0.3", [hub.url], token=hub.add_device("remote"))
         device.start()
         try:
-            _wait_listed(hub, "Plan the work")
-            assert _remote(hub, "Plan the work") == _local(first)
+            assert first.session_id
+            _wait_listed(hub, first.session_id)
+            assert _remote(hub, first.session_id) == _local(first)
             second = agent_sandbox.run_agent(
                 cli, "checklist-second-turn", "Plan the next work", resume=True, cwd="projects/plan"
             )
             assert second.returncode == 0, second.stderr
             expected = _local(second)
             assert expected[1] == [("Next step", "pending")]
-            wait_until(lambda: _remote(hub, "Plan the work") == expected, "the second turn")
+            wait_until(lambda: _remote(hub, first.session_id or "") == expected, "the second turn")
+            # The web UI's strip on top of the transcript: the same page, server-rendered.
+            task = next(t for t in _tasks(hub) if _mine(t, first.session_id or ""))
+            with hub.client() as http:
+                http.post("/login", data={"token": hub.token})
+                query = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
+                html = http.get("/ui/transcript", params=query).text
+            strip = html.split('<template class="checklist-template">', 1)[1].split("</template>")[
+                0
+            ]
+            assert 'id="checklist-strip"' in strip and "Next step" in strip
         finally:
             device.stop()
