@@ -8,7 +8,10 @@ the directory of remote devices (:class:`~hangar.hub.devices.service.DeviceServi
 that connect over a WebSocket, calls routed between replicas, events shared through
 PostgreSQL), builds the hub app, and starts the background workers of both sides: the session
 watcher, indexing worker and final-reply watch of this device, the delete queue left by an
-earlier run, the local-run outbox and sweeper, the notification deliveries.
+earlier run, the local-run outbox and sweeper, the notification deliveries. It also gives the
+executor its two ways back to the hub: the SSE bus its turn events stream to
+(:func:`~hangar.hub.events.turn_relay`) and the hub's uploads, from which it fetches a
+message's attachments (a remote executor gets both over its WebSocket and the hub's HTTP API).
 
 A team hub's replicas usually run no executor of their own (``serve_executor = false``):
 then this machine's sessions are not part of the hub, and only remote devices are.
@@ -32,11 +35,12 @@ from hangar.hub.app import RemoteOptions, create_app
 from hangar.hub.context import HubContext
 from hangar.hub.devices.service import DeviceService
 from hangar.hub.devices.ws_link import Timeouts
-from hangar.hub.events import EventBus
+from hangar.hub.events import EventBus, turn_relay
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
 from hangar.hub.notify.service import Notifications
 from hangar.hub.notify.worker import DeliveryWorker
 from hangar.hub.server import HubServer, Worker
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
 from hangar.hub.store.workspaces import ensure_workspace
 from hangar.hub.workers.outbox import start_local_run_workers
@@ -61,6 +65,7 @@ class LocalHangar:
     events: EventBus = field(init=False)
     remote: DeviceService = field(init=False)
     notifications: Notifications = field(init=False)
+    attachments: AttachmentStore = field(init=False)
 
     def __post_init__(self) -> None:
         self.link = InProcessExecutorLink(
@@ -68,6 +73,8 @@ class LocalHangar:
         )
         self.events = EventBus()
         settings = self.executor.settings
+        self.attachments = AttachmentStore(self.hub_engine, settings.paths.home / "attachments")
+        self.executor.attach_events(turn_relay(self.events), self.attachments.read)
         workspace = ensure_workspace(self.hub_engine, owner_name=self.owner_name)
         self.timeouts = Timeouts(
             default=float(settings.device_rpc_timeout_seconds),
@@ -135,6 +142,7 @@ class LocalHangar:
             owner_name=self.owner_name,
             extra=extra,
             events=self.events,
+            attachments=self.attachments,
             remote=RemoteOptions(
                 directory=self.remote.directory,
                 fanout_timeout=self.timeouts.fanout,

@@ -32,6 +32,7 @@ from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import notifications as notifications_api
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.api import turns as turns_api
 from hangar.hub.api import usage as usage_api
 from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
@@ -41,6 +42,7 @@ from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import ensure_workspace
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
+    turns_api.router,
     worktrees_api.router,
     file_changes_api.router,
     issues_api.router,
@@ -104,6 +107,15 @@ class RemoteOptions:
     public_url: str = "http://127.0.0.1:8765"
 
 
+def _default_uploads(engine: Engine) -> Path:
+    database = engine.url.database
+    if engine.dialect.name == "sqlite" and database and database != ":memory:":
+        return Path(database).parent / "attachments"
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / "hangar-attachments"
+
+
 def create_app(
     engine: Engine,
     devices: DeviceLinks,
@@ -112,10 +124,13 @@ def create_app(
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
     events: EventBus | None = None,
+    attachments: AttachmentStore | None = None,
     remote: RemoteOptions | None = None,
     notifications: Notifications | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call."""
+    """Build the hub app over its database and the executor(s) it may call. ``events`` is the
+    SSE bus (the composition root shares it with the executor's turn stream); ``attachments``
+    keeps uploads (default: a folder beside a file database, else a temp folder)."""
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
     remote = remote or RemoteOptions()
@@ -125,6 +140,7 @@ def create_app(
         devices=devices,
         auth=auth,
         events=events if events is not None else EventBus(),
+        attachments=attachments or AttachmentStore(engine, _default_uploads(engine)),
         extra=dict(extra or {}),
         fanout_timeout=remote.fanout_timeout,
         rpc_timeout=remote.rpc_timeout,

@@ -16,12 +16,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-QUEUE_SIZE = 256
+log = logging.getLogger("hangar.hub.events")
+QUEUE_SIZE = 4096
+"""Events a page may lag behind before its oldest are dropped (a long reply streams many
+small deltas; the transcript is the record, so a dropped delta costs only live text)."""
 Relay = Callable[[str, dict[str, Any]], None]
 
 
@@ -54,23 +58,32 @@ class EventBus:
 
     def publish(self, event: str, data: dict[str, Any]) -> None:
         """Send ``event`` to every subscriber (and the relay); callable from any thread."""
-        self.publish_local(event, data)
+        self.deliver(event, data)
+
+    def deliver(self, event: str, data: dict[str, Any]) -> int:
+        """:meth:`publish`, returning how many of this process's subscribers it reached."""
+        reached = self.publish_local(event, data)
         relay = self.relay
         if relay is not None:
             relay(event, data)
+        return reached
 
-    def publish_local(self, event: str, data: dict[str, Any]) -> None:
-        """Send ``event`` to this process's subscribers and listeners only."""
+    def publish_local(self, event: str, data: dict[str, Any]) -> int:
+        """Send ``event`` to this process's subscribers and listeners only (not relayed);
+        returns how many subscribers it reached."""
         for listener in self._listeners:
             listener(event, data)
         item = (next(self._ids), event, data)
         with self._lock:
             targets = list(self._subscribers)
+        reached = 0
         for sub in targets:
             try:
                 sub.loop.call_soon_threadsafe(_offer, sub.queue, item)
+                reached += 1
             except RuntimeError:  # the subscriber's loop has closed
                 self._drop(sub)
+        return reached
 
     def _drop(self, sub: _Subscriber) -> None:
         with self._lock:
@@ -92,6 +105,30 @@ class EventBus:
                 yield f"id: {event_id}\nevent: {event}\ndata: {json.dumps(data)}\n\n"
         finally:
             self._drop(sub)
+
+
+TERMINAL_TYPES = frozenset({"response.completed", "response.failed", "response.incomplete"})
+
+
+def turn_relay(bus: EventBus) -> Callable[[str, dict[str, Any]], int]:
+    """The sink for an executor's turn events: publishes them and logs, for each terminal
+    event, how many pages it reached — identity, type and block count only (RW-117/118)."""
+
+    def relay(event: str, data: dict[str, Any]) -> int:
+        reached = bus.deliver(event, data)
+        if data.get("type") in TERMINAL_TYPES:
+            log.info(
+                "turn %s matched %d subscribers: device=%s task=%s subtask=%s blocks=%s",
+                data.get("type"),
+                reached,
+                data.get("deviceId"),
+                data.get("taskId"),
+                data.get("subtaskId"),
+                data.get("blockCount"),
+            )
+        return reached
+
+    return relay
 
 
 def _offer(queue: asyncio.Queue[tuple[int, str, dict[str, Any]]], item: Any) -> None:

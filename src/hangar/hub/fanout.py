@@ -75,6 +75,23 @@ class _Failed:
         raise self.error
 
 
+class _Mapped:
+    def __init__(self, pending: Pending, convert: Callable[[Any], Any]) -> None:
+        self.pending = pending
+        self.convert = convert
+
+    def spawn(self) -> None:
+        self.pending.spawn()
+
+    def wait(self, timeout: float) -> Any:
+        return self.convert(self.pending.wait(timeout))
+
+
+def mapped(pending: Pending, convert: Callable[[Any], Any]) -> Pending:
+    """``pending`` whose answer is passed through ``convert`` when waited for."""
+    return _Mapped(pending, convert)
+
+
 def begin(link: ExecutorLink, method: str, request: Any) -> Pending:
     """Start ``method`` on ``link``: at once for a link that can (``link.begin``), else as a
     deferred blocking call."""

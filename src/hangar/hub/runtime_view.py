@@ -8,6 +8,10 @@ JSON, and rebuilds them only when a revision, the set of devices or a device's e
 A device that sends no revision (an executor that predates it) is asked in full every time and
 the body is rebuilt for every request, as before.
 
+Each task may carry live marks (``replying``, ``pendingApprovals``) from a second callback;
+they are part of what decides a rebuild, and added to copies of the tasks (never to the lists
+held per device).
+
 The cached body is shared between requests: callers must not mutate it.
 """
 
@@ -28,6 +32,9 @@ from hangar.protocol.codec import to_json
 Fetch = Callable[[str, int | None], Pending]
 """``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device, started
 (:func:`hangar.hub.fanout.begin`); it answers a :class:`TaskList`."""
+Marks = Callable[[str], Pending]
+"""``marks(device_id)``: a started call answering the extra fields per ``localTaskId`` (what
+runs, what waits); asked in parallel with the lists, under the same timeout."""
 
 
 @dataclass(frozen=True)
@@ -52,22 +59,36 @@ class RuntimeView:
         fetch: Fetch,
         timeout: float = 10.0,
         offline: list[DeviceInfo] | None = None,
+        marks: Marks | None = None,
     ) -> tuple[dict[str, Any], bytes]:
         """The current body and its JSON encoding. Devices are asked in parallel, each for
-        at most ``timeout`` seconds; ``offline`` devices are listed without tasks."""
+        at most ``timeout`` seconds; ``offline`` devices are listed without tasks. A device
+        whose marks fail or come late still lists its tasks, unmarked."""
         tasks: dict[str, list[dict[str, Any]]] = {}
         errors: list[dict[str, str]] = []
         key: list[object] = [tuple(infos), tuple(offline or ())]
         cacheable = True
         held_of = {i.device_id: self.lists.get(i.device_id) for i in infos}
 
-        def ask(info: DeviceInfo) -> Pending:
+        jobs: list[tuple[DeviceInfo, bool]] = [(i, False) for i in infos]
+        if marks is not None:
+            jobs += [(i, True) for i in infos]
+
+        def ask(job: tuple[DeviceInfo, bool]) -> Pending:
+            info, is_marks = job
+            if is_marks and marks is not None:
+                return marks(info.device_id)
             held = held_of[info.device_id]
             return fetch(info.device_id, None if held is None else held[0])
 
-        answers = fan_out(infos, ask, timeout, lambda i: i.device_id, method="runtime.tasks.list")
+        answers = fan_out(jobs, ask, timeout, lambda j: j[0].device_id, method="runtime.tasks.list")
+        marks_of = {
+            job[0].device_id: answer
+            for job, answer in zip(jobs[len(infos) :], answers[len(infos) :], strict=True)
+            if isinstance(answer, dict)  # failed or late marks: the tasks go unmarked
+        }
         failed: set[str] = set()
-        for info, result in zip(infos, answers, strict=True):
+        for info, result in zip(infos, answers[: len(infos)], strict=True):
             device_id = info.device_id
             held = held_of[device_id]
             if isinstance(result, HangarError):  # one failing device must not hide the others
@@ -89,6 +110,13 @@ class RuntimeView:
                 else:
                     cacheable = False
             key.append((device_id, revision))
+            found: dict[str, dict[str, Any]] = marks_of.get(device_id, {})
+            if found:
+                key.append((device_id, "marks", repr(sorted(found.items()))))
+                tasks[device_id] = [
+                    {**t, **found[t["localTaskId"]]} if t.get("localTaskId") in found else t
+                    for t in tasks[device_id]
+                ]
         snapshot = self._snapshot
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded

@@ -18,12 +18,13 @@ from hangar.errors import HangarError, UsageError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
-from hangar.hub.fanout import Pending, begin, fan_out
+from hangar.hub.fanout import Pending, begin, fan_out, mapped
 from hangar.hub.runtime_work import DeviceInfo, archived_view, group_tasks, result_project_id
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
 from hangar.protocol.codec import Wire, to_json
 from hangar.protocol.tasks import Id, ProjectKey, Query, SearchLimit
+from hangar.protocol.turns import Activity, ActivityRequest
 
 
 class FastJSONResponse(JSONResponse):
@@ -120,10 +121,27 @@ def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
         request = rpc.ListTasks(if_revision=revision)
         return begin(ctx.devices.link(device_id), m.TASKS_LIST.name, request)
 
+    def marks(device_id: str) -> Pending:
+        started = begin(ctx.devices.link(device_id), m.TASKS_ACTIVITY.name, ActivityRequest())
+        return mapped(started, _activity_marks)
+
     devices = ctx.all_devices()
     online = [d for d in devices if d.state != "offline"]
     offline = [d for d in devices if d.state == "offline"]
-    return ctx.runtime_view.body(online, fetch, ctx.fanout_timeout, offline)
+    return ctx.runtime_view.body(online, fetch, ctx.fanout_timeout, offline, marks)
+
+
+def _activity_marks(found: Activity) -> dict[str, dict[str, Any]]:
+    """Tasks that are replying or wait for an approval (the sidebar shows both); a task
+    without either gets no mark."""
+    marks: dict[str, dict[str, Any]] = {}
+    for turn in found.turns:
+        if turn.status == "running":
+            marks.setdefault(turn.local_task_id, {"replying": True, "pendingApprovals": 0})
+    for approval in found.approvals:
+        mark = marks.setdefault(approval.local_task_id, {"replying": True, "pendingApprovals": 0})
+        mark["pendingApprovals"] += 1
+    return marks
 
 
 @router.post(

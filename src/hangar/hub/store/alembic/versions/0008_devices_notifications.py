@@ -1,8 +1,8 @@
 """Devices of a team hub, the replicas serving them, calls routed between replicas, and
 runtime-task notifications.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0008_devices_notifications
+Revises: 0005 (0005_attachments)
 Create Date: 2026-12-08
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0008_devices_notifications"
+down_revision = "0005"  # 0005_attachments
 branch_labels = None
 depends_on = None
 
