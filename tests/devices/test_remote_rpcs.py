@@ -19,6 +19,7 @@ from hangar.hub.devices.ws_link import WebSocketLink
 from hangar.protocol import file_changes as fc
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as t
+from hangar.protocol import turns as tu
 from hangar.protocol import usage as u
 from hangar.protocol import worktrees as w
 from hangar.protocol.codec import to_json
@@ -131,6 +132,24 @@ def _git_repo(path: Path) -> Path:
     return path
 
 
+def _turns(remote: Callable[..., Any]) -> None:
+    """The turn RPCs' typed requests and errors over the wire, without starting an agent (a
+    real remote turn runs in ``test_remote_turns``)."""
+    gone = "no-such-task"
+    remote(m.TASKS_SEND.name, tu.SendRequest(local_task_id=gone, text="hi"), fails="not_found")
+    remote(m.TASKS_CANCEL.name, t.TaskRef(local_task_id=gone), fails="not_found")
+    guidance = tu.GuidanceRequest(local_task_id=gone, text="left", client_guidance_id="g1")
+    remote(m.TASKS_GUIDANCE.name, guidance, fails="not_found")
+    remote(m.TASKS_COMPACT.name, t.TaskRef(local_task_id=gone), fails="not_found")
+    remote(m.TASKS_GOAL_GET.name, t.TaskRef(local_task_id=gone), fails="not_found")
+    remote(m.TASKS_MODELS.name, t.TaskRef(local_task_id=gone), fails="not_found")
+    remote(m.TASKS_ACTIVITY.name, tu.ActivityRequest(), same=True)
+    answer = tu.ApprovalAnswer(local_task_id=gone, approval_id="a1", decision="deny")
+    remote(m.TASKS_APPROVAL_ANSWER.name, answer, fails="not_found")
+    updated = remote(m.AGENTS_CONFIG_UPDATE.name, tu.AgentConfigUpdate(runtime="codex"))
+    assert updated.runtime == "codex" and updated.environment == []
+
+
 def _every_method(remote: Callable[..., Any]) -> None:
     listed = remote(m.TASKS_LIST.name, t.ListTasks(), same=True)
     by_title = {task.title: task.local_task_id for task in listed.tasks}
@@ -174,6 +193,7 @@ def _every_method(remote: Callable[..., Any]) -> None:
     )
     remote(m.TASKS_PURGE.name, t.TaskRef(local_task_id=second))
     _worktrees(remote)
+    _turns(remote)
     changes = fc.TurnFileChanges(
         local_task_id=first, workspace_path="/srv/app", artifact_id="not-an-artifact"
     )

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from starlette.requests import Request
 
 from hangar.hub.auth import Authenticator
-from hangar.hub.events import EventBus
+from hangar.hub.events import EventBus, turn_relay
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.runtime_view import RuntimeView
 from hangar.hub.runtime_work import DeviceInfo, display_address
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from hangar.hub.notify.service import Notifications
 
 log = logging.getLogger("hangar.hub")
+TURN_EVENT = "runtime.turn"
 
 
 @dataclass
@@ -73,6 +74,9 @@ class HubContext:
             )
             if self.notifications is not None:
                 self.notifications.task_updated(device_id, update)
+            return
+        if name == TURN_EVENT:  # a remote executor's turn: logged on arrival like a local one
+            turn_relay(self.events)(name, {**data, "deviceId": device_id})
             return
         self.events.publish(name, {**data, "deviceId": device_id})
         if name == "devices.changed":

@@ -99,6 +99,8 @@ class ExecutorClient:
     on_change: Callable[[str], None] | None = None
     """Told ``connected <url>`` / ``disconnected <why>`` / ``retrying in <s>``."""
     session: DeviceSession | None = None
+    connected_url: str | None = None
+    """The executor endpoint of the hub this device is connected to now (``None``: none)."""
     connections: int = 0
     _stop: asyncio.Event | None = None
 
@@ -159,6 +161,7 @@ class ExecutorClient:
                 self._tell(f"connected to {url} as {welcome.name or welcome.device_id}")
                 session = DeviceSession(ws, self.handler, pool, workers=self.workers)
                 self.session = session
+                self.connected_url = url
                 serving = asyncio.create_task(session.serve())
                 stopping = asyncio.create_task(self._stop.wait())
                 try:
@@ -170,6 +173,7 @@ class ExecutorClient:
                     return "stopped"
                 finally:
                     self.session = None
+                    self.connected_url = None
                     for task in (serving, stopping):
                         task.cancel()
         except ConnectionClosed as exc:

@@ -2,8 +2,8 @@
 
 The device-side counterpart of the composition root: it opens nothing itself but wires what it
 receives — the executor, its live workers (session watcher, indexer, final-reply watch), and
-an :class:`~.client.ExecutorClient` whose events they feed — and runs the client on an asyncio
-loop until SIGINT/SIGTERM.
+an :class:`~.client.ExecutorClient` whose events they and the executor's turns feed — and
+runs the client on an asyncio loop until SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hangar import __version__
+from hangar.executor.remote.attachments import hub_fetcher
 from hangar.executor.remote.client import ExecutorClient
 from hangar.executor.remote.session import executor_handler
 from hangar.executor.service import Executor
@@ -32,7 +33,8 @@ class RemoteOptions:
 
 
 def build_client(executor: Executor, options: RemoteOptions) -> ExecutorClient:
-    """The client that serves ``executor``'s RPCs to the hub."""
+    """The client that serves ``executor``'s RPCs to the hub. The executor's turn events go
+    to the hub over the same connection, and a send's uploads are fetched from that hub."""
     hello = f.Hello(
         device_id=executor.device.device_id,
         name=executor.device.name,
@@ -40,7 +42,7 @@ def build_client(executor: Executor, options: RemoteOptions) -> ExecutorClient:
         transfer_host=options.transfer_host or None,
         methods=sorted(executor.methods),
     )
-    return ExecutorClient(
+    client = ExecutorClient(
         hubs=options.hubs,
         token=options.token,
         hello=hello,
@@ -49,6 +51,9 @@ def build_client(executor: Executor, options: RemoteOptions) -> ExecutorClient:
         source_address=options.source_address,
         on_change=options.on_change,
     )
+    fetch = hub_fetcher(lambda: client.connected_url, options.token, options.source_address)
+    executor.attach_events(client.publish, fetch)
+    return client
 
 
 def serve_remote(executor: Executor, options: RemoteOptions) -> None:

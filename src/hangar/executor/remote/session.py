@@ -33,7 +33,8 @@ log = logging.getLogger("hangar.executor.remote")
 
 RpcHandler = Callable[[str, bytes], bytes]
 """``(method, request JSON) -> response JSON``; raises :class:`HangarError` on failure."""
-EVENT_QUEUE = 512
+EVENT_QUEUE = 4096
+"""Events waiting for the connection (a long reply streams many small deltas)."""
 
 
 class Connection(Protocol):

@@ -7,17 +7,22 @@ it. ``GET /api/devices`` lists them with their state (online, busy, offline, rev
 address the hub shows for each (RW-046, RW-047).
 
 The executor's WebSocket itself is ``/executor/connect`` (:func:`executor_socket`); it is
-outside ``/api`` because it authenticates with a device token, never the hub token.
+outside ``/api`` because it authenticates with a device token, never the hub token. So does
+``GET /executor/attachments/{id}``: the bytes of an upload a send to that device names, which
+its executor fetches (and checks against the size and SHA-256 the send carried).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, WebSocket
+from fastapi import APIRouter, Request, WebSocket
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from hangar.hub.api.bodies import body_schema, json_body
-from hangar.hub.context import Hub, HubContext
+from hangar.hub.auth import AuthError
+from hangar.hub.context import Hub, HubContext, hub_of
 from hangar.hub.devices import registry
 from hangar.hub.devices.connection import serve_connection
 from hangar.hub.devices.service import DEVICE_REVOKED
@@ -96,3 +101,17 @@ async def executor_socket(websocket: WebSocket) -> None:
         await websocket.close(f.CLOSE_REFUSED, "this hub does not accept remote executors")
         return
     await serve_connection(websocket, ctx.directory, ctx.device_event)
+
+
+@socket_router.get("/executor/attachments/{attachment_id}")
+async def device_attachment(attachment_id: str, request: Request) -> Response:
+    """An upload's bytes for a registered, unrevoked device's executor (its device token)."""
+    ctx = hub_of(request)
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthError("a device token is required (Authorization: Bearer …)")
+    found = await run_in_threadpool(registry.authenticate, ctx.engine, token.strip())
+    if found is None or found.revoked or not found.device_id:
+        raise AuthError("unknown or revoked device token")
+    data = await run_in_threadpool(ctx.attachments.read, attachment_id)
+    return Response(data, media_type="application/octet-stream")
