@@ -349,3 +349,47 @@ def sse(url: str, token: str) -> Iterator[list[dict[str, Any]]]:
         yield events
     finally:
         stop.set()
+
+
+@contextmanager
+def sandbox_device(
+    agent_sandbox: Any,
+    root: Path,
+    hub: ThreadHub,
+    address: str,
+    runtimes: tuple[str, ...],
+    token: str,
+    name: str = "laptop",
+) -> Iterator[Any]:
+    """An executor in this process with its own ``HANGAR_HOME`` under ``root``, reading the
+    agent homes of ``agent_sandbox`` (an :class:`~hangar.testing.agent_runs.AgentSandbox`)
+    and starting the pinned CLIs inside that loopback-only sandbox, connected to ``hub`` from
+    ``address`` with ``token``; yields the executor once the hub lists it online."""
+    from hangar.agents.registry import open_stores
+    from hangar.executor.remote.run import RemoteOptions, build_client
+    from hangar.executor.service import Executor
+
+    home = agent_sandbox.host(agent_sandbox.homes.home)
+    agent_env = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
+    stores = dict(open_stores(agent_env))
+    executor = Executor.open(
+        device_env(root, HANGAR_DEVICE_NAME=name),
+        stores={r: stores[r] for r in runtimes},
+        launcher=agent_sandbox.launcher(),
+    )
+    try:
+        options = RemoteOptions(hubs=[hub.url], token=token, source_address=address)
+        with client_thread(build_client(executor, options)):
+            wait_until(
+                lambda: any(
+                    i.device_id == executor.device.device_id for i in hub.ctx.device_infos()
+                ),
+                f"{name} online",
+            )
+            yield executor
+    finally:
+        executor.close()

@@ -7,20 +7,15 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hangar.agents.registry import open_stores
-from hangar.executor.remote.run import RemoteOptions, build_client
-from hangar.executor.service import Executor
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 
-from .kit import ThreadHub, client_thread, device_env, hub_thread, sse, wait_until
+from .kit import hub_thread, sandbox_device, sse, wait_until
 
 pytestmark = pytest.mark.real_agents
 SLOW = 90.0
@@ -42,37 +37,12 @@ def _play(agent_sandbox: AgentSandbox, *turns: dict[str, Any]) -> None:
     agent_sandbox.sandbox.load(scenario_from_dict({"name": "remote", "turns": list(turns)}))
 
 
-@contextmanager
-def _remote_device(
-    agent_sandbox: AgentSandbox, root: Path, hub: ThreadHub, address: str
-) -> Iterator[Executor]:
-    """An executor with its own ``HANGAR_HOME`` under ``root`` reading the sandbox's agent
-    homes, starting the pinned CLIs inside the sandbox, connected to ``hub`` from ``address``."""
-    home = agent_sandbox.host(agent_sandbox.homes.home)
-    agent_env = {
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-    }
-    stores = {"claude": dict(open_stores(agent_env))["claude"]}
-    executor = Executor.open(
-        device_env(root, HANGAR_DEVICE_NAME="laptop"),
-        stores=stores,
-        launcher=agent_sandbox.launcher(),
-    )
-    try:
-        token = hub.add_device("laptop")
-        client = build_client(
-            executor, RemoteOptions(hubs=[hub.url], token=token, source_address=address)
-        )
-        with client_thread(client):
-            wait_until(lambda: hub.ctx.device_infos(), "the device online")
-            yield executor
-    finally:
-        executor.close()
+def turn_event(
+    events: list[dict[str, Any]], kind: str, subtask: str | None = None
+) -> dict[str, Any]:
+    """The first ``runtime.turn`` event of type ``kind`` (of ``subtask``) the SSE stream
+    brings, waiting for it."""
 
-
-def _turn(events: list[dict[str, Any]], kind: str, subtask: str | None = None) -> dict[str, Any]:
     def found() -> dict[str, Any] | None:
         for event in list(events):
             mine = subtask is None or event.get("subtaskId") == subtask
@@ -96,7 +66,14 @@ def test_a_task_on_another_device_continues_through_the_hub(
     assert first.returncode == 0, first.stderr
     with (
         hub_thread(tmp_path / "hub") as hub,
-        _remote_device(agent_sandbox, tmp_path / "laptop", hub, "127.0.0.2") as executor,
+        sandbox_device(
+            agent_sandbox,
+            tmp_path / "laptop",
+            hub,
+            "127.0.0.2",
+            ("claude",),
+            hub.add_device("laptop"),
+        ) as executor,
         sse(hub.url, hub.token) as events,
         hub.client(timeout=SLOW) as http,
     ):
@@ -127,7 +104,7 @@ def test_a_task_on_another_device_continues_through_the_hub(
         )
         assert sent.status_code == 200, sent.text
         subtask = sent.json()["subtaskId"]
-        done = _turn(events, "response.completed", subtask)
+        done = turn_event(events, "response.completed", subtask)
         assert done["deviceId"] == device_id and done["localTaskId"] == task["localTaskId"]
         streamed = "".join(
             e["delta"]
@@ -150,7 +127,7 @@ def test_a_task_on_another_device_continues_through_the_hub(
             "/api/runtime-work/send",
             json={**address, "text": "Write the marker", "model": {"modelId": "sonnet"}},
         ).json()["subtaskId"]
-        approval = _turn(events, "approval.requested", asking)["approval"]
+        approval = turn_event(events, "approval.requested", asking)["approval"]
         activity = http.get("/api/runtime-work/activity").json()
         assert [(a["deviceId"], a["approvalId"]) for a in activity["approvals"]] == [
             (device_id, approval["approvalId"])
@@ -160,7 +137,7 @@ def test_a_task_on_another_device_continues_through_the_hub(
             json={**address, "approvalId": approval["approvalId"], "decision": "deny"},
         )
         assert answered.status_code == 200, answered.text
-        _turn(events, "response.completed", asking)
+        turn_event(events, "response.completed", asking)
         assert not (first.cwd / "denied.txt").exists()
 
         # Cancel a reply that is still streaming.
@@ -169,10 +146,10 @@ def test_a_task_on_another_device_continues_through_the_hub(
             "/api/runtime-work/send",
             json={**address, "text": "Tell me everything", "model": {"modelId": "sonnet"}},
         ).json()["subtaskId"]
-        _turn(events, "response.output_text.delta", long_turn)
+        turn_event(events, "response.output_text.delta", long_turn)
         cancelled = http.post("/api/runtime-work/cancel", json=address).json()
         assert cancelled["accepted"] is True
-        _turn(events, "response.incomplete", long_turn)
+        turn_event(events, "response.incomplete", long_turn)
 
         # Compaction, Claude's own command.
         _play(agent_sandbox, {"text": "Summary of the session so far."})
@@ -180,4 +157,4 @@ def test_a_task_on_another_device_continues_through_the_hub(
         assert compact.status_code == 200, compact.text
         compacting = compact.json()["subtaskId"]
         assert compacting == f"{task['localTaskId']}-context-compact"
-        _turn(events, "response.completed", compacting)
+        turn_event(events, "response.completed", compacting)
