@@ -34,6 +34,11 @@ from hangar.protocol import frames as f
 log = logging.getLogger("hangar.hub.devices")
 
 EVENTS = "hangar_events"
+_SLIM_KEYS = frozenset(
+    {"deviceId", "key", "localTaskIds", "localTaskId", "taskId", "subtaskId", "type", "updateKey"}
+)
+"""What an event too large for ``NOTIFY`` keeps (with ``slim: true``): enough for a page to
+know what to re-read (a turn's identity and type, an issue's key)."""
 DEVICE_REVOKED = "device.revoked"
 
 
@@ -107,7 +112,7 @@ class DeviceService:
         assert self.notifier is not None
         payload = json.dumps({"o": self.presence.id, "e": event, "d": data}, default=str)
         if len(payload.encode()) > MAX_PAYLOAD:
-            slim = {k: v for k, v in data.items() if k in ("deviceId", "key", "localTaskIds")}
+            slim = {k: v for k, v in data.items() if k in _SLIM_KEYS}
             payload = json.dumps({"o": self.presence.id, "e": event, "d": {**slim, "slim": True}})
         self.notifier.send(EVENTS, payload)
 
