@@ -31,6 +31,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         if name.startswith("HANGAR_") and name not in {
             "HANGAR_REQUIRE_REAL_AGENTS",
             "HANGAR_REQUIRE_BROWSER",
+            "HANGAR_REQUIRE_POSTGRES",
         }:
             monkeypatch.delenv(name)
     for var in home_variables():  # every agent's own override, from the agent registry

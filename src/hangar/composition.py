@@ -1,18 +1,26 @@
-"""The composition root: one local hangar — this device's executor and the hub — in one process.
+"""The composition root: one hangar hub process — the hub, and this device's executor.
 
 This is the only module that knows both halves. It opens the executor
-(:class:`~hangar.executor.service.Executor`, from ``$HANGAR_HOME``) and the hub database, links
-them through an :class:`~hangar.hub.executor_link.InProcessExecutorLink` (the seam a remote
-executor's WebSocket link plugs into), builds the hub app, and starts the background workers of
-both sides: the session watcher and indexing worker, the delete queue left by an earlier run,
-the local-run outbox and sweeper, and the follower of adopted sessions, which the session
-watcher's events drive (:func:`fan_out`). It also gives the executor its two ways back to the
-hub: the SSE bus its turn events stream to (:func:`~hangar.hub.events.turn_relay`) and the hub's
-uploads, from which it fetches a message's attachments.
+(:class:`~hangar.executor.service.Executor`, from ``$HANGAR_HOME``) and the hub database
+(SQLite ``hub.db``, or the PostgreSQL of ``HANGAR_DATABASE_URL`` that several replicas share),
+links the executor through an :class:`~hangar.hub.executor_link.InProcessExecutorLink`, adds
+the directory of remote devices (:class:`~hangar.hub.devices.service.DeviceService`: executors
+that connect over a WebSocket, calls routed between replicas, events shared through
+PostgreSQL), builds the hub app, and starts the background workers of both sides: the session
+watcher, indexing worker and final-reply watch of this device, the delete queue left by an
+earlier run, the local-run outbox and sweeper, the follower of adopted sessions (which this device's
+session watcher events drive, :func:`fan_out`), the notification deliveries. It also gives the
+executor its two ways back to the hub: the SSE bus its turn events stream to
+(:func:`~hangar.hub.events.turn_relay`) and the hub's uploads, from which it fetches a
+message's attachments (a remote executor gets both over its WebSocket and the hub's HTTP API).
+
+A team hub's replicas usually run no executor of their own (``serve_executor = false``):
+then this machine's sessions are not part of the hub, and only remote devices are.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,14 +32,19 @@ from hangar.agents.base import AgentStore
 from hangar.agents.launch import AgentLauncher
 from hangar.executor.service import Executor
 from hangar.executor.watcher import start_live_workers
-from hangar.hub.app import create_app
+from hangar.hub.app import RemoteOptions, create_app
 from hangar.hub.context import HubContext
+from hangar.hub.devices.service import DeviceService
+from hangar.hub.devices.ws_link import Timeouts
 from hangar.hub.events import EventBus, turn_relay
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
 from hangar.hub.http_policy import HostPolicy
+from hangar.hub.notify.service import Notifications
+from hangar.hub.notify.worker import DeliveryWorker
 from hangar.hub.server import HubServer, Worker
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
+from hangar.hub.store.workspaces import ensure_workspace
 from hangar.hub.workers.adoption import AdoptionWorker
 from hangar.hub.workers.outbox import start_local_run_workers
 from hangar.paths import Env
@@ -51,14 +64,23 @@ def fan_out(*targets: Publish) -> Publish:
     return publish
 
 
+class _Stops:
+    def __init__(self, stop: Any) -> None:
+        self.stop = stop
+
+
 @dataclass
 class LocalHangar:
-    """This device's executor and a hub over ``hub.db``, wired together."""
+    """This device's executor and a hub over its database, wired together."""
 
     executor: Executor
     hub_engine: Engine
+    serve_executor: bool = True
+    """Link this device's executor into the hub (``false`` on a team hub's replicas)."""
     link: InProcessExecutorLink = field(init=False)
     events: EventBus = field(init=False)
+    remote: DeviceService = field(init=False)
+    notifications: Notifications = field(init=False)
     attachments: AttachmentStore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,10 +88,25 @@ class LocalHangar:
             handler=self.executor.call, supported=self.executor.methods
         )
         self.events = EventBus()
-        self.attachments = AttachmentStore(
-            self.hub_engine, self.executor.settings.paths.attachments_dir
-        )
+        settings = self.executor.settings
+        self.attachments = AttachmentStore(self.hub_engine, settings.paths.attachments_dir)
         self.executor.attach_events(turn_relay(self.events), self.attachments.read)
+        workspace = ensure_workspace(self.hub_engine, owner_name=self.owner_name)
+        self.timeouts = Timeouts(
+            default=float(settings.device_rpc_timeout_seconds),
+            fanout=float(settings.device_fanout_timeout_seconds),
+        )
+        self.remote = DeviceService(self.hub_engine, workspace, self.timeouts)
+        self.notifications = Notifications(
+            self.hub_engine,
+            workspace,
+            webhook_secret=str(settings.im_webhook_secret),
+            slack_secret=str(settings.slack_signing_secret),
+        )
+
+    @property
+    def owner_name(self) -> str:
+        return self.executor.device.name or "owner"
 
     @classmethod
     def open(
@@ -78,23 +115,36 @@ class LocalHangar:
         *,
         stores: Mapping[str, AgentStore] | None = None,
         launcher: AgentLauncher | None = None,
+        serve_executor: bool | None = None,
     ) -> LocalHangar:
-        """Open (creating and migrating) both databases of this ``$HANGAR_HOME``."""
+        """Open (creating and migrating) both databases of this ``$HANGAR_HOME`` (the hub's
+        is ``HANGAR_DATABASE_URL`` when set)."""
         executor = Executor.open(environ, stores=stores, launcher=launcher)
+        settings = executor.settings
         try:
-            engine = open_hub_database(executor.settings.paths.hub_db)
+            engine = open_hub_database(str(settings.database_url) or settings.paths.hub_db)
         except BaseException:
             executor.close()
             raise
-        return cls(executor, engine)
+        if serve_executor is None:
+            serve_executor = bool(settings.serve_executor)
+        try:
+            return cls(executor, engine, serve_executor=serve_executor)
+        except BaseException:
+            executor.close()
+            engine.dispose()
+            raise
 
     def devices(self) -> DeviceLinks:
-        """The single-user setup: this device's executor, in process."""
+        """This device's executor in process (unless it is not served), and every remote
+        device through the directory."""
         device = self.executor.device
+        local = {device.device_id: self.link} if self.serve_executor else {}
         return DeviceLinks(
-            local_device_id=device.device_id,
-            links={device.device_id: self.link},
-            names={device.device_id: device.name},
+            local_device_id=device.device_id if self.serve_executor else "",
+            links=dict(local),
+            names={device.device_id: device.name} if self.serve_executor else {},
+            remote=self.remote.directory,
         )
 
     def create_app(
@@ -103,39 +153,61 @@ class LocalHangar:
         *,
         extra: dict[str, Any] | None = None,
         hosts: HostPolicy | None = None,
+        public_url: str | None = None,
     ) -> FastAPI:
+        settings = self.executor.settings
         return create_app(
             self.hub_engine,
             self.devices(),
             token=token,
-            owner_name=self.executor.device.name or "owner",
+            owner_name=self.owner_name,
             extra=extra,
             hosts=hosts,
             events=self.events,
             attachments=self.attachments,
+            remote=RemoteOptions(
+                directory=self.remote.directory,
+                fanout_timeout=self.timeouts.fanout,
+                rpc_timeout=self.timeouts.default,
+                public_url=public_url or str(settings.hub_url) or "http://127.0.0.1:8765",
+            ),
+            notifications=self.notifications,
         )
 
     def start_workers(self, app: FastAPI) -> list[Worker]:
         """Everything that runs beside a serving hub; each has ``stop()``."""
         ctx = app.state.hub
         assert isinstance(ctx, HubContext)
+        self.remote.start(ctx.events)
         adoptions = AdoptionWorker(ctx).start()
-        publish = fan_out(ctx.events.publish, adoptions.notify)
-        workers: list[Worker] = list(start_live_workers(self.executor, publish))
+        workers: list[Worker] = []
+        if self.serve_executor:
+            local_events = functools.partial(ctx.device_event, self.executor.device.device_id)
+            publish = fan_out(local_events, adoptions.notify)
+            workers += start_live_workers(self.executor, publish)
+            self.executor.resume_deletes()
         workers += start_local_run_workers(ctx)
         workers.append(adoptions)
-        self.executor.resume_deletes()
+        deliveries = DeliveryWorker(self.notifications, ctx.events.publish)
+        deliveries.start()
+        workers.append(deliveries)
+        workers.append(_Stops(self.remote.stop))
         return workers
 
     def server(self, app: FastAPI, host: str, port: int, token: TokenSource) -> HubServer:
         """A :class:`HubServer` for ``app`` whose workers are this hangar's."""
-        return HubServer(
+        server = HubServer(
             app=app,
             host=host,
             port=port,
             token=token,
             start_workers=lambda server: self.start_workers(server.app),
+            forwarded_allow_ips=str(self.executor.settings.forwarded_allow_ips),
         )
+        ctx = app.state.hub
+        if isinstance(ctx, HubContext) and not str(self.executor.settings.hub_url):
+            ctx.public_url = server.url
+        return server
 
     def close(self) -> None:
         """Stop the executor's workers, then close both databases."""

@@ -74,6 +74,11 @@ class HangarPaths:
         return self.home / "token"
 
     @property
+    def device_token_file(self) -> Path:
+        """The device token ``hangar executor`` presents to its hub (0600)."""
+        return self.home / "device-token"
+
+    @property
     def config_file(self) -> Path:
         return self.home / "config.toml"
 
@@ -115,6 +120,7 @@ class HangarPaths:
             "executorDb": str(self.executor_db),
             "deviceFile": str(self.device_file),
             "tokenFile": str(self.token_file),
+            "deviceTokenFile": str(self.device_token_file),
             "configFile": str(self.config_file),
             "providersDir": str(self.providers_dir),
             "spoolDir": str(self.spool_dir),

@@ -75,6 +75,68 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
     ),
     Setting("log_level", str, lambda: "info", "Log level: debug, info, warning or error."),
+    Setting(
+        "database_url",
+        str,
+        lambda: "",
+        "Hub database URL (`postgresql://user@host/db` for a team hub shared by several "
+        "`hangar serve` replicas); empty means SQLite `hub.db` in `$HANGAR_HOME`.",
+    ),
+    Setting(
+        "serve_executor",
+        bool,
+        lambda: True,
+        "Whether `hangar serve` runs this device's executor in process (a team hub's replicas "
+        "usually do not: `false`).",
+    ),
+    Setting(
+        "hub_url",
+        str,
+        lambda: "",
+        "Hub `hangar executor` connects to (`https://hub.example`); `--hub` overrides it.",
+    ),
+    Setting(
+        "transfer_host",
+        str,
+        lambda: "",
+        "Address `hangar executor` reports as this device's runtime transfer host (shown as "
+        "the device's address in the hub); empty: the hub shows the client IP it sees.",
+    ),
+    Setting(
+        "device_rpc_timeout_seconds",
+        float,
+        lambda: 60.0,
+        "Seconds the hub waits for a remote device to answer a call.",
+        minimum=1,
+    ),
+    Setting(
+        "device_fanout_timeout_seconds",
+        float,
+        lambda: 10.0,
+        "Seconds each device has to answer a list or search that fans out to all devices; "
+        "a late device contributes nothing and is named in the answer.",
+        minimum=0.5,
+    ),
+    Setting(
+        "forwarded_allow_ips",
+        str,
+        lambda: "127.0.0.1",
+        "Proxies whose X-Forwarded-For the hub trusts for client IPs (comma-separated, "
+        "or `*`); the address a device connects from is otherwise the TCP peer.",
+    ),
+    Setting(
+        "im_webhook_secret",
+        str,
+        lambda: "",
+        "Shared secret of the generic IM command webhook `POST /hooks/im/command` "
+        "(HMAC-SHA256 of the body); empty disables it.",
+    ),
+    Setting(
+        "slack_signing_secret",
+        str,
+        lambda: "",
+        "Slack app signing secret for slash commands at `POST /hooks/im/slack`; empty disables it.",
+    ),
 )
 
 SETTINGS_BY_NAME = {s.name: s for s in SETTINGS}
@@ -89,6 +151,8 @@ OTHER_ENV_VARS = (
     "HANGAR_TOKEN",
     "HANGAR_REQUIRE_REAL_AGENTS",
     "HANGAR_REQUIRE_BROWSER",
+    "HANGAR_REQUIRE_POSTGRES",
+    "HANGAR_DEVICE_TOKEN",
 )
 
 

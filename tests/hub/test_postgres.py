@@ -17,14 +17,12 @@ from hangar.hub.store.database import open_hub_database
 from hangar.hub.store.schema import metadata
 from hangar.hub.store.workspaces import create_project, ensure_workspace
 
-from .postgres_server import postgres_server, unavailable_reason
+from .postgres_server import postgres_server, skip_unless_available
 
 
 @pytest.fixture
 def pg_engine() -> Iterator[Engine]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
+    skip_unless_available()
     with postgres_server() as url:
         engine = open_hub_database(url)
         try:
@@ -77,3 +75,35 @@ def test_the_issue_tracker_runs_on_postgresql(pg_engine: Engine) -> None:
     comments_repo.add_comment(pg_engine, workspace, first["key"], "re", parent_id=top["id"])
     thread = comments_repo.thread(comments_repo.list_comments(pg_engine, workspace, "HGR-1"))
     assert [c["body"] for c in thread[0]["replies"]] == ["re"]
+
+
+def test_notification_deliveries_are_queued_and_claimed_once_on_postgresql(
+    pg_engine: Engine,
+) -> None:
+    """RW-332 on PostgreSQL: the same final reply queued twice (two replicas, or a send and
+    the watcher) is one delivery, and two replicas claiming at once take each row once."""
+    from hangar.hub.notify import store
+    from hangar.protocol.events import TaskUpdated
+
+    workspace = ensure_workspace(pg_engine, "owner")
+    store.add_target(pg_engine, workspace.owner_id, "hook", "json://127.0.0.1:9/h", "global")
+    store.set_enabled(pg_engine, workspace.owner_id, True)
+    updates = [
+        TaskUpdated(local_task_id=f"t{n}", status="done", content="ok", update_key=f"m{n}")
+        for n in range(20)
+    ]
+    added = [store.enqueue(pg_engine, workspace.owner_id, "dev", u) for u in updates + updates]
+    assert added == [1] * 20 + [0] * 20
+    claims: list[list[str]] = [[], []]
+
+    def claim(into: list[str]) -> None:
+        while batch := store.claim_due(pg_engine, limit=3):
+            into.extend(d.id for d in batch)
+
+    threads = [threading.Thread(target=claim, args=(c,)) for c in claims]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    taken = claims[0] + claims[1]
+    assert len(taken) == len(set(taken)) == 20

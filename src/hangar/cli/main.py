@@ -51,6 +51,18 @@ COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.run:run_command",
         "Run CLI (codex, claude, a plugin) in this terminal bound to ISSUE; its log syncs.",
     ),
+    "executor": LazyCommand(
+        "hangar.cli.executor:executor_command",
+        "Serve this device's agent sessions to a team hub; reconnects until Ctrl-C.",
+    ),
+    "device": LazyCommand(
+        "hangar.cli.devices:device_group",
+        "Register devices with the hub, list them, revoke their tokens.",
+    ),
+    "notify": LazyCommand(
+        "hangar.cli.notify:notify_command",
+        "Turn runtime-task notifications on or off, or show their state.",
+    ),
     "local-run": LazyCommand(
         "hangar.cli.local_run:local_run_group", "Local runs (`hangar run`) on this machine."
     ),

@@ -56,7 +56,14 @@ def _announce(server: HubServer, demo: bool) -> None:
 @click.option(
     "--allow-remote", is_flag=True, help="Allow a non-loopback --host (prints a warning)."
 )
-def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: bool) -> None:
+@click.option(
+    "--no-executor",
+    is_flag=True,
+    help="Serve only remote devices, not this machine's sessions (a team hub's replicas).",
+)
+def serve_command(
+    host: str | None, port: int | None, demo: bool, allow_remote: bool, no_executor: bool
+) -> None:
     """Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     stop = StopSignals()
@@ -66,7 +73,7 @@ def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: 
         demo_root = prepare_demo_environment(os.environ)
         click.echo(f"demo: serving a copy of the sample sessions in {demo_root}")
     try:
-        _serve(host, port, demo, allow_remote, stop)
+        _serve(host, port, demo, allow_remote, stop, no_executor)
     finally:
         if demo_root is not None:
             remove_demo_environment(demo_root)
@@ -101,7 +108,12 @@ class StopSignals:
 
 
 def _serve(
-    host: str | None, port: int | None, demo: bool, allow_remote: bool, stop: StopSignals
+    host: str | None,
+    port: int | None,
+    demo: bool,
+    allow_remote: bool,
+    stop: StopSignals,
+    no_executor: bool = False,
 ) -> None:
     settings = load_settings()
     root = logging.getLogger()
@@ -109,7 +121,7 @@ def _serve(
     logging.getLogger("alembic").setLevel(logging.WARNING)
     host = host or str(settings.host)
     warning = check_bind_address(host, allow_remote)
-    local = LocalHangar.open()
+    local = LocalHangar.open(serve_executor=False if no_executor else None)
     log_file = open_server_log(settings.paths.logs_dir)
     root.addHandler(log_file)
     try:

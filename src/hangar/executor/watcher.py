@@ -321,16 +321,21 @@ class IndexWorker(threading.Thread):
 
 
 def start_live_workers(executor: ExecutorCore, publish: Publish) -> list[Any]:
-    """Start the index worker and the session watcher of ``executor``'s device."""
-    index = IndexWorker(executor, publish)
+    """Start the index worker, the session watcher and the final-reply watch
+    (:class:`~hangar.executor.task_updates.TaskUpdates`) of ``executor``'s device."""
+    from hangar.executor.task_updates import TaskUpdates
+
+    updates = TaskUpdates(executor, publish)
+    index = IndexWorker(executor, updates.relay)
     homes = executor.stores.homes()
     watcher = SessionWatcher(
         executor.device.device_id,
         homes,
         executor.settings.paths.home,
-        publish,
+        updates.relay,
         gate=executor.rescans,
     )
+    updates.start()
     index.start()
     watcher.start()
-    return [index, watcher]
+    return [index, watcher, updates]

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
@@ -24,10 +25,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import adoption as adoption_api
+from hangar.hub.api import devices as devices_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import file_changes as file_changes_api
+from hangar.hub.api import im_hooks
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
+from hangar.hub.api import notifications as notifications_api
 from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.api import turns as turns_api
 from hangar.hub.api import usage as usage_api
@@ -45,6 +49,10 @@ from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.browser_sessions import BrowserSessions
 from hangar.hub.store.workspaces import ensure_workspace
 
+if TYPE_CHECKING:
+    from hangar.hub.devices.directory import DeviceDirectory
+    from hangar.hub.notify.service import Notifications
+
 log = logging.getLogger("hangar.hub")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
@@ -61,6 +69,8 @@ API_ROUTERS = (
     local_runs_api.router,
     usage_api.router,
     adoption_api.router,
+    devices_api.router,
+    notifications_api.router,
 )
 
 
@@ -105,6 +115,17 @@ class ApiAuthMiddleware:
         await self.app(scope, receive, send)
 
 
+@dataclass(frozen=True)
+class RemoteOptions:
+    """How the hub treats remote devices (the composition root reads the settings)."""
+
+    directory: DeviceDirectory | None = None
+    """Accept remote executors through this directory (``None``: in-process devices only)."""
+    fanout_timeout: float = 10.0
+    rpc_timeout: float = 60.0
+    public_url: str = "http://127.0.0.1:8765"
+
+
 def _default_uploads(engine: Engine) -> Path:
     database = engine.url.database
     if engine.dialect.name == "sqlite" and database and database != ":memory:":
@@ -124,6 +145,8 @@ def create_app(
     hosts: HostPolicy | None = None,
     events: EventBus | None = None,
     attachments: AttachmentStore | None = None,
+    remote: RemoteOptions | None = None,
+    notifications: Notifications | None = None,
 ) -> FastAPI:
     """Build the hub app over its database and the executor(s) it may call.
 
@@ -134,6 +157,7 @@ def create_app(
     """
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token, BrowserSessions(engine))
+    remote = remote or RemoteOptions()
     ctx = HubContext(
         engine=engine,
         workspace=workspace,
@@ -142,6 +166,11 @@ def create_app(
         events=events if events is not None else EventBus(),
         attachments=attachments or AttachmentStore(engine, _default_uploads(engine)),
         extra=dict(extra or {}),
+        fanout_timeout=remote.fanout_timeout,
+        rpc_timeout=remote.rpc_timeout,
+        directory=remote.directory,
+        public_url=remote.public_url,
+        notifications=notifications,
     )
     app = FastAPI(
         title="hangar hub",
@@ -155,6 +184,8 @@ def create_app(
     install_error_handlers(app)
     for router in API_ROUTERS:
         app.include_router(router)
+    app.include_router(devices_api.socket_router)
+    app.include_router(im_hooks.router)
     app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends
 from sqlalchemy.engine import Engine
 from starlette.requests import Request
 
 from hangar.hub.auth import Authenticator
-from hangar.hub.events import EventBus
+from hangar.hub.events import EventBus, turn_relay
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.runtime_view import RuntimeView
-from hangar.hub.runtime_work import DeviceInfo
+from hangar.hub.runtime_work import DeviceInfo, display_address
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import Workspace
+from hangar.protocol import events as ev
+from hangar.protocol.codec import InvalidRequest, decode
+
+if TYPE_CHECKING:
+    from hangar.hub.devices.directory import DeviceDirectory
+    from hangar.hub.notify.service import Notifications
+
+log = logging.getLogger("hangar.hub")
+TURN_EVENT = "runtime.turn"
 
 
 @dataclass
@@ -29,17 +39,66 @@ class HubContext:
     extra: dict[str, Any] = field(default_factory=dict)
     runtime_view: RuntimeView = field(default_factory=RuntimeView)
     """The ``GET /api/runtime-work`` body, rebuilt once per change of a device's list."""
+    fanout_timeout: float = 10.0
+    """Seconds each device has to answer a list or search that fans out to every device."""
+    rpc_timeout: float = 60.0
+    """Seconds a device has to answer any other call."""
+    directory: DeviceDirectory | None = None
+    """The remote devices' directory, when this hub accepts remote executors."""
+    notifications: Notifications | None = None
+    public_url: str = "http://127.0.0.1:8765"
+    """Where devices reach this hub (shown in the command ``hangar device add`` prints)."""
+
+    def device_event(self, device_id: str, name: str, data: dict[str, Any]) -> None:
+        """An event a device's executor sent (in process, or over its WebSocket): the hub
+        names the device itself, never trusting the payload for it. ``runtime.tasks.updated``
+        goes to notifications and, as a hint, to open pages; the rest to open pages."""
+        if name == ev.TASKS_UPDATED:
+            try:
+                update = decode(ev.TaskUpdated, data)
+            except InvalidRequest as exc:  # e.g. a workspacePath, which it must not carry
+                log.warning("runtime.tasks.updated from %s dropped: %s", device_id, exc)
+                return
+            if not update.terminal:
+                return  # running and streaming replies are ignored (RW-331)
+            self.events.publish(
+                ev.TASKS_UPDATED,
+                {
+                    "deviceId": device_id,
+                    "localTaskId": update.local_task_id,
+                    "status": update.status,
+                    "title": update.title,
+                    "updateKey": update.update_key,
+                    "content": update.content[:300],
+                },
+            )
+            if self.notifications is not None:
+                self.notifications.task_updated(device_id, update)
+            return
+        if name == TURN_EVENT:  # a remote executor's turn: logged on arrival like a local one
+            turn_relay(self.events)(name, {**data, "deviceId": device_id})
+            return
+        self.events.publish(name, {**data, "deviceId": device_id})
+        if name == "devices.changed":
+            # The list depends on which devices are online (RW-024: pages re-ask for it).
+            self.events.publish(ev.RUNTIME_CHANGED, {"deviceId": device_id, "reason": "device"})
 
     def device_infos(self) -> list[DeviceInfo]:
+        """The devices calls fan out to: online and busy ones, the local one first."""
+        return [info for info in self.all_devices() if info.state != "offline"]
+
+    def all_devices(self) -> list[DeviceInfo]:
+        """Every known device, offline ones too (they contribute no tasks, RW-043)."""
         links = self.devices
         return [
             DeviceInfo(
-                device_id=d,
-                name=links.names.get(d, d),
-                local=d == links.local_device_id,
-                address=links.hosts.get(d),
+                device_id=s.device_id,
+                name=s.name,
+                local=s.device_id == links.local_device_id,
+                address=display_address(s.transfer_host, s.client_ip),
+                state=s.state,
             )
-            for d in links.online()
+            for s in links.states()
         ]
 
 

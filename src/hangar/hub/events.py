@@ -3,6 +3,12 @@
 Publishers (routes, the session watcher, from any thread) call :meth:`EventBus.publish`; every
 connected page holds one subscriber queue per event loop. Slow subscribers lose their oldest
 events rather than growing without bound: an event only tells a page *what* to refresh.
+
+Several replicas of one hub share their events through the database: a ``relay`` (set by the
+composition root on PostgreSQL, :mod:`hangar.hub.devices.service`) receives every event
+published here, and events from other replicas come back in through :meth:`publish_local`,
+which does not relay them again. ``listeners`` are in-process callbacks that see every event,
+local or relayed (e.g. a revoked device's connection closes on the replica holding it).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ log = logging.getLogger("hangar.hub.events")
 QUEUE_SIZE = 4096
 """Events a page may lag behind before its oldest are dropped (a long reply streams many
 small deltas; the transcript is the record, so a dropped delta costs only live text)."""
+Relay = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(eq=False)
@@ -35,17 +42,37 @@ class EventBus:
         self._subscribers: set[_Subscriber] = set()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._listeners: list[Relay] = []
 
     def subscriber_count(self) -> int:
         with self._lock:
             return len(self._subscribers)
 
+    relay: Relay | None = None
+    """Also given every event published here (to other replicas)."""
+
+    def add_listener(self, listener: Relay) -> None:
+        """Call ``listener(event, data)`` for every event, on the publisher's thread."""
+        with self._lock:
+            self._listeners = [*self._listeners, listener]
+
     def publish(self, event: str, data: dict[str, Any]) -> None:
-        """Send ``event`` to every subscriber; callable from any thread."""
+        """Send ``event`` to every subscriber (and the relay); callable from any thread."""
         self.deliver(event, data)
 
     def deliver(self, event: str, data: dict[str, Any]) -> int:
-        """:meth:`publish`, returning how many subscribers it reached."""
+        """:meth:`publish`, returning how many of this process's subscribers it reached."""
+        reached = self.publish_local(event, data)
+        relay = self.relay
+        if relay is not None:
+            relay(event, data)
+        return reached
+
+    def publish_local(self, event: str, data: dict[str, Any]) -> int:
+        """Send ``event`` to this process's subscribers and listeners only (not relayed);
+        returns how many subscribers it reached."""
+        for listener in self._listeners:
+            listener(event, data)
         item = (next(self._ids), event, data)
         with self._lock:
             targets = list(self._subscribers)

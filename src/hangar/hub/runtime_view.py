@@ -25,14 +25,16 @@ from typing import Any
 import msgspec
 
 from hangar.errors import HangarError
+from hangar.hub.fanout import Pending, fan_out
 from hangar.hub.runtime_work import DeviceInfo, group_tasks
 from hangar.protocol.codec import to_json
-from hangar.protocol.tasks import TaskList
 
-Fetch = Callable[[str, int | None], TaskList]
-"""``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device."""
-Marks = Callable[[str], dict[str, dict[str, Any]]]
-"""``marks(device_id)``: extra fields per ``localTaskId`` (what runs, what waits)."""
+Fetch = Callable[[str, int | None], Pending]
+"""``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device, started
+(:func:`hangar.hub.fanout.begin`); it answers a :class:`TaskList`."""
+Marks = Callable[[str], Pending]
+"""``marks(device_id)``: a started call answering the extra fields per ``localTaskId`` (what
+runs, what waits); asked in parallel with the lists, under the same timeout."""
 
 
 @dataclass(frozen=True)
@@ -52,21 +54,48 @@ class RuntimeView:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def body(
-        self, infos: list[DeviceInfo], fetch: Fetch, marks: Marks | None = None
+        self,
+        infos: list[DeviceInfo],
+        fetch: Fetch,
+        timeout: float = 10.0,
+        offline: list[DeviceInfo] | None = None,
+        marks: Marks | None = None,
     ) -> tuple[dict[str, Any], bytes]:
-        """The current body and its JSON encoding."""
+        """The current body and its JSON encoding. Devices are asked in parallel, each for
+        at most ``timeout`` seconds; ``offline`` devices are listed without tasks. A device
+        whose marks fail or come late still lists its tasks, unmarked."""
         tasks: dict[str, list[dict[str, Any]]] = {}
         errors: list[dict[str, str]] = []
-        key: list[object] = [tuple(infos)]
+        key: list[object] = [tuple(infos), tuple(offline or ())]
         cacheable = True
-        for info in infos:
+        held_of = {i.device_id: self.lists.get(i.device_id) for i in infos}
+
+        jobs: list[tuple[DeviceInfo, bool]] = [(i, False) for i in infos]
+        if marks is not None:
+            jobs += [(i, True) for i in infos]
+
+        def ask(job: tuple[DeviceInfo, bool]) -> Pending:
+            info, is_marks = job
+            if is_marks and marks is not None:
+                return marks(info.device_id)
+            held = held_of[info.device_id]
+            return fetch(info.device_id, None if held is None else held[0])
+
+        answers = fan_out(jobs, ask, timeout, lambda j: j[0].device_id, method="runtime.tasks.list")
+        marks_of = {
+            job[0].device_id: answer
+            for job, answer in zip(jobs[len(infos) :], answers[len(infos) :], strict=True)
+            if isinstance(answer, dict)  # failed or late marks: the tasks go unmarked
+        }
+        failed: set[str] = set()
+        for info, result in zip(infos, answers[: len(infos)], strict=True):
             device_id = info.device_id
-            held = self.lists.get(device_id)
-            try:
-                result = fetch(device_id, None if held is None else held[0])
-            except HangarError as exc:  # one failing device must not hide the others
+            held = held_of[device_id]
+            if isinstance(result, HangarError):  # one failing device must not hide the others
+                exc = result
                 errors.append({"deviceId": device_id, "code": exc.code, "message": str(exc)})
                 key.append((device_id, "error", exc.code, str(exc)))
+                failed.add(device_id)
                 continue
             revision = result.revision
             if result.unchanged and held is not None and held[0] == revision:
@@ -81,7 +110,7 @@ class RuntimeView:
                 else:
                     cacheable = False
             key.append((device_id, revision))
-            found = _marks(marks, device_id)
+            found: dict[str, dict[str, Any]] = marks_of.get(device_id, {})
             if found:
                 key.append((device_id, "marks", repr(sorted(found.items()))))
                 tasks[device_id] = [
@@ -92,6 +121,22 @@ class RuntimeView:
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded
         body = group_tasks(infos, tasks)
+        for device in body["devices"]:
+            if device["deviceId"] in failed:
+                device["state"], device["online"] = "unreachable", False
+        body["devices"] += [
+            {
+                "deviceId": d.device_id,
+                "name": d.name,
+                "local": d.local,
+                "online": False,
+                "state": "offline",
+                "address": None,
+                "label": None,
+                "display": d.name or d.device_id,
+            }
+            for d in offline or ()
+        ]
         body["errors"] = errors
         encoded = msgspec.json.encode(body)
         with self._lock:
@@ -99,12 +144,3 @@ class RuntimeView:
             if cacheable:
                 self._snapshot = _Snapshot(tuple(key), body, encoded)
         return body, encoded
-
-
-def _marks(marks: Marks | None, device_id: str) -> dict[str, dict[str, Any]]:
-    if marks is None:
-        return {}
-    try:
-        return marks(device_id)
-    except HangarError:  # a device without live marks still lists its tasks
-        return {}

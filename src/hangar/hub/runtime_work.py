@@ -48,17 +48,44 @@ class DeviceInfo:
     name: str
     local: bool
     address: str | None = None
+    """The address to show (see :func:`display_address`), when one is known."""
+    state: str = "online"
+    """``online``, ``busy`` or ``offline``."""
+
+
+HIDDEN_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1", "localhost", "0.0.0.0", "::"})
+"""Addresses that name the hub's own machine (a proxy or an executor beside the hub connects
+from these) or no machine at all: never shown as a device's address. Every other address is a
+distinct endpoint — the tests stand in other machines with 127.0.0.2, 127.0.0.3, …"""
+
+
+def display_address(transfer_host: str | None, client_ip: str | None) -> str | None:
+    """A remote device's address to show (RW-046): the runtime transfer host it reports, else
+    the client IP its connection came from; neither when it names no other machine."""
+    for candidate in (transfer_host, client_ip):
+        value = (candidate or "").strip()
+        if value and value.lower() not in HIDDEN_ADDRESSES:
+            return value
+    return None
 
 
 def device_labels(devices: list[DeviceInfo]) -> dict[str, str | None]:
     """What to show after a project name per device (RW-045..047).
 
     One device: nothing. Several: nothing for the local device; a remote device shows its
-    address, or its id only when no address is known.
+    address, its name when no address is known, its id only as the last fallback.
     """
     if len(devices) <= 1:
         return {d.device_id: None for d in devices}
     return {d.device_id: None if d.local else (d.address or d.name or d.device_id) for d in devices}
+
+
+def device_display(device: DeviceInfo) -> str:
+    """The main text naming a device in the sidebar and the device picker (RW-047): a remote
+    device's address, else its name, its id only as the last fallback."""
+    if device.local:
+        return f"{device.name or 'this device'} (this device)"
+    return device.address or device.name or device.device_id
 
 
 def group_tasks(
@@ -100,8 +127,11 @@ def group_tasks(
                 "deviceId": d.device_id,
                 "name": d.name,
                 "local": d.local,
-                "online": True,
+                "online": d.state != "offline",
+                "state": d.state,
+                "address": d.address,
                 "label": labels[d.device_id],
+                "display": device_display(d),
             }
             for d in devices
         ],

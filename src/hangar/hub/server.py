@@ -18,6 +18,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from hangar.errors import UsageError
+from hangar.protocol.frames import MAX_FRAME_BYTES
 from hangar.token_file import TokenSource
 
 log = logging.getLogger("hangar.hub")
@@ -85,6 +86,8 @@ class HubServer:
     on_started: Callable[[HubServer], None] | None = None
     on_stopped: Callable[[], None] | None = None
     workers: list[Worker] = field(default_factory=list)
+    forwarded_allow_ips: str = "127.0.0.1"
+    """Proxies whose ``X-Forwarded-For`` names the client (a device's address)."""
     _uvicorn: uvicorn.Server | None = field(default=None, init=False, repr=False)
     _stop_requested: bool = field(default=False, init=False, repr=False)
 
@@ -101,6 +104,10 @@ class HubServer:
         if self._uvicorn is not None:
             self._uvicorn.should_exit = True
 
+    def stop(self) -> None:
+        """Ask a running :meth:`serve` (e.g. on another thread) to shut down."""
+        self.request_stop()
+
     @property
     def url(self) -> str:
         return url_for(self.host, self.port)
@@ -108,17 +115,27 @@ class HubServer:
     def publish(self, event: str, data: dict[str, Any]) -> None:
         self.app.state.hub.events.publish(event, data)
 
-    def serve(self) -> None:
-        """Serve until interrupted (SIGINT/SIGTERM, or :meth:`request_stop`); workers start
-        after the socket is live."""
-        config = uvicorn.Config(
+    def config(self) -> uvicorn.Config:
+        """The uvicorn configuration :meth:`serve` runs."""
+        return uvicorn.Config(
             self.app,
             log_level="warning",
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=3,
+            # A remote executor's frames stay below 1 MiB (large answers are chunked); a
+            # bigger one closes that connection with 1009, others are unaffected.
+            ws_max_size=MAX_FRAME_BYTES,
+            ws_ping_interval=10,
+            ws_ping_timeout=20,
+            proxy_headers=True,
+            forwarded_allow_ips=self.forwarded_allow_ips,
         )
-        server = self._uvicorn = uvicorn.Server(config)
+
+    def serve(self) -> None:
+        """Serve until interrupted (SIGINT/SIGTERM, :meth:`request_stop` or :meth:`stop`);
+        workers start after the socket is live."""
+        server = self._uvicorn = uvicorn.Server(self.config())
         if self._stop_requested:
             self.sock.close()
             return

@@ -14,16 +14,17 @@ import msgspec
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from hangar.errors import UsageError
+from hangar.errors import HangarError, UsageError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
-from hangar.hub.runtime_work import archived_view, group_tasks, result_project_id
+from hangar.hub.fanout import Pending, begin, fan_out, mapped
+from hangar.hub.runtime_work import DeviceInfo, archived_view, group_tasks, result_project_id
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
 from hangar.protocol.codec import Wire, to_json
 from hangar.protocol.tasks import Id, ProjectKey, Query, SearchLimit
-from hangar.protocol.turns import ActivityRequest
+from hangar.protocol.turns import Activity, ActivityRequest
 
 
 class FastJSONResponse(JSONResponse):
@@ -116,18 +117,23 @@ def runtime_work(ctx: HubContext) -> dict[str, Any]:
 
 
 def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
-    def fetch(device_id: str, revision: int | None) -> rpc.TaskList:
+    def fetch(device_id: str, revision: int | None) -> Pending:
         request = rpc.ListTasks(if_revision=revision)
-        result: rpc.TaskList = ctx.devices.link(device_id).call(m.TASKS_LIST.name, request)
-        return result
+        return begin(ctx.devices.link(device_id), m.TASKS_LIST.name, request)
 
-    return ctx.runtime_view.body(ctx.device_infos(), fetch, lambda d: _activity_marks(ctx, d))
+    def marks(device_id: str) -> Pending:
+        started = begin(ctx.devices.link(device_id), m.TASKS_ACTIVITY.name, ActivityRequest())
+        return mapped(started, _activity_marks)
+
+    devices = ctx.all_devices()
+    online = [d for d in devices if d.state != "offline"]
+    offline = [d for d in devices if d.state == "offline"]
+    return ctx.runtime_view.body(online, fetch, ctx.fanout_timeout, offline, marks)
 
 
-def _activity_marks(ctx: HubContext, device_id: str) -> dict[str, dict[str, Any]]:
-    """Tasks of ``device_id`` that are replying or wait for an approval (the sidebar shows
-    both); a task without either gets no mark."""
-    found = ctx.devices.link(device_id).call(m.TASKS_ACTIVITY.name, ActivityRequest())
+def _activity_marks(found: Activity) -> dict[str, dict[str, Any]]:
+    """Tasks that are replying or wait for an approval (the sidebar shows both); a task
+    without either gets no mark."""
     marks: dict[str, dict[str, Any]] = {}
     for turn in found.turns:
         if turn.status == "running":
@@ -201,13 +207,22 @@ def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
         query=body.query, limit=body.limit, include_archived=body.include_archived
     )
     results: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
     unsupported = 0
-    infos = ctx.device_infos()
-    for info in infos:
-        try:
-            found = ctx.devices.link(info.device_id).call(m.TASKS_SEARCH.name, request)
-        except RpcNotSupported:
+    infos = ctx.device_infos()  # online and busy devices only (RW-049)
+
+    def ask(info: DeviceInfo) -> Pending:
+        return begin(ctx.devices.link(info.device_id), m.TASKS_SEARCH.name, request)
+
+    answers = fan_out(
+        infos, ask, ctx.fanout_timeout, lambda i: i.device_id, method=m.TASKS_SEARCH.name
+    )
+    for info, found in zip(infos, answers, strict=True):
+        if isinstance(found, RpcNotSupported):
             unsupported += 1
+            continue
+        if isinstance(found, HangarError):  # late or gone: contributes nothing, is named
+            errors.append({"deviceId": info.device_id, "code": found.code, "message": str(found)})
             continue
         for item in to_json(found.results):
             results.append({**item, "deviceId": info.device_id, "deviceName": info.name})
@@ -216,7 +231,7 @@ def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
     if body.project_id:
         results = [r for r in results if result_project_id(r) == body.project_id]
     results.sort(key=lambda r: str(r.get("updatedAt") or ""), reverse=True)
-    return {"results": results[: body.limit]}
+    return {"results": results[: body.limit], "errors": errors}
 
 
 @router.post("/rename", summary="Rename a task", openapi_extra=body_schema(DeviceRenameRequest))

@@ -19,10 +19,12 @@ import msgspec
 from fastapi import APIRouter, File, Form, UploadFile
 from starlette.concurrency import run_in_threadpool
 
+from hangar.errors import HangarError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.api.runtime_work import FastJSONResponse
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
+from hangar.hub.fanout import begin, fan_out
 from hangar.hub.store.attachments import MAX_BYTES, AttachmentTooLarge
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
@@ -140,14 +142,24 @@ def activity_route(ctx: Hub, deviceId: str | None = None) -> dict[str, Any]:
 
 
 def activity(ctx: HubContext, device_id: str | None = None) -> dict[str, Any]:
-    """Every online device's live turns and open approvals (also used by the sidebar)."""
+    """Every online device's live turns and open approvals (also used by the sidebar), asked
+    of all devices at once; one that fails or is late contributes nothing (one device asked
+    by name answers its error)."""
     turns: list[dict[str, Any]] = []
     approvals: list[dict[str, Any]] = []
     devices = [device_id] if device_id else [i.device_id for i in ctx.device_infos()]
-    for device in devices:
-        try:
-            found = ctx.devices.link(device).call(m.TASKS_ACTIVITY.name, t.ActivityRequest())
-        except RpcNotSupported:
+    answers = fan_out(
+        devices,
+        lambda d: begin(ctx.devices.link(d), m.TASKS_ACTIVITY.name, t.ActivityRequest()),
+        ctx.fanout_timeout,
+        method=m.TASKS_ACTIVITY.name,
+    )
+    for device, found in zip(devices, answers, strict=True):
+        if isinstance(found, RpcNotSupported):
+            continue
+        if isinstance(found, HangarError):
+            if device_id:
+                raise found
             continue
         turns += [{"deviceId": device, **x} for x in to_json(found.turns)]
         approvals += [{"deviceId": device, **x} for x in to_json(found.approvals)]

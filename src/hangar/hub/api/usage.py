@@ -13,10 +13,12 @@ from fastapi import APIRouter, Query
 
 from hangar.errors import HangarError
 from hangar.hub.context import Hub, HubContext
+from hangar.hub.fanout import Pending, begin, fan_out
+from hangar.hub.runtime_work import DeviceInfo
 from hangar.model import TokenUse
 from hangar.protocol import methods as m
 from hangar.protocol.codec import decode, to_json
-from hangar.protocol.usage import GroupBy, UsageReport, UsageRequest, UsageRow
+from hangar.protocol.usage import GroupBy, UsageRequest, UsageRow
 
 router = APIRouter(prefix="/api/usage", tags=["usage"])
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -49,13 +51,17 @@ def usage_view(ctx: HubContext, request: UsageRequest) -> dict[str, Any]:
     rows: dict[str, tuple[str, UsageRow]] = {}
     total: UsageRow | None = None
     errors: list[dict[str, str]] = []
-    for info in ctx.device_infos():
-        try:
-            report: UsageReport = ctx.devices.link(info.device_id).call(
-                m.USAGE_SUMMARY.name, request
-            )
-        except HangarError as exc:  # one failing device must not hide the others
-            errors.append({"deviceId": info.device_id, "code": exc.code, "message": str(exc)})
+    infos = ctx.device_infos()
+
+    def ask(info: DeviceInfo) -> Pending:
+        return begin(ctx.devices.link(info.device_id), m.USAGE_SUMMARY.name, request)
+
+    answers = fan_out(
+        infos, ask, ctx.rpc_timeout, lambda i: i.device_id, method=m.USAGE_SUMMARY.name
+    )
+    for info, report in zip(infos, answers, strict=True):
+        if isinstance(report, HangarError):  # one failing device must not hide the others
+            errors.append({"deviceId": info.device_id, "code": report.code, "message": str(report)})
             continue
         for row in report.rows:
             key = f"{info.device_id}:{row.key}" if request.by == "task" else row.key

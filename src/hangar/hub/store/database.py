@@ -31,8 +31,23 @@ def _on_sqlite_connect(dbapi_connection: object, _record: object) -> None:
     cursor.close()
 
 
+def normalize_url(url: str) -> str:
+    """``postgresql://`` and ``postgres://`` mean the psycopg 3 driver (SQLAlchemy would pick
+    psycopg2, which hangar does not use)."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
 def create_hub_engine(url: str) -> Engine:
-    engine = sa.create_engine(url, future=True)
+    url = normalize_url(url)
+    if url.startswith("postgresql"):
+        # pool_pre_ping: after PostgreSQL restarts, a pooled connection is tested (and
+        # replaced) before use instead of failing the request that drew it.
+        engine = sa.create_engine(url, future=True, pool_pre_ping=True, pool_size=10)
+    else:
+        engine = sa.create_engine(url, future=True)
     if engine.dialect.name == "sqlite":
         sa.event.listen(engine, "connect", _on_sqlite_connect)
     return engine

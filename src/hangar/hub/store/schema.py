@@ -330,3 +330,138 @@ attachments = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_attachments_owner_id", "owner_id"),
 )
+
+# -- devices of a team hub (remote executors) and the replicas serving them ----------------
+devices = sa.Table(
+    "devices",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("device_id", sa.String(200), nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("state", sa.String(10), nullable=False, server_default="offline"),
+    sa.Column("replica_id", sa.String(36), nullable=True),
+    sa.Column("connection_id", sa.String(36), nullable=True),
+    sa.Column("connected_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("client_ip", sa.String(64), nullable=True),
+    sa.Column("transfer_host", sa.String(255), nullable=True),
+    sa.Column("device_name", sa.String(200), nullable=True),
+    sa.Column("executor_version", sa.String(50), nullable=True),
+    sa.Index("ix_devices_device_id", "device_id"),
+)
+
+hub_replicas = sa.Table(
+    "hub_replicas",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("host", sa.String(255), nullable=False, server_default=""),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+device_calls = sa.Table(
+    "device_calls",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("device_id", sa.String(200), nullable=False),
+    sa.Column("holder", sa.String(36), nullable=False),
+    sa.Column("caller", sa.String(36), nullable=False),
+    sa.Column("method", sa.String(200), nullable=False),
+    sa.Column("request", sa.LargeBinary, nullable=False),
+    sa.Column("state", sa.String(10), nullable=False, server_default="pending"),
+    sa.Column("response", sa.LargeBinary, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("deadline_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_device_calls_deadline_at", "deadline_at"),
+)
+
+# -- notifications ----------------------------------------------------------------------------
+notification_settings = sa.Table(
+    "notification_settings",
+    metadata,
+    sa.Column(
+        "member_id",
+        sa.String(36),
+        sa.ForeignKey("members.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("enabled", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+notification_targets = sa.Table(
+    "notification_targets",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "member_id",
+        sa.String(36),
+        sa.ForeignKey("members.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("name", sa.String(100), nullable=False),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("scope", sa.String(10), nullable=False, server_default="global"),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("member_id", "name", name="uq_notification_targets_member_name"),
+)
+
+notification_subscriptions = sa.Table(
+    "notification_subscriptions",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "target_id",
+        sa.String(36),
+        sa.ForeignKey("notification_targets.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("device_id", sa.String(200), nullable=False),
+    sa.Column("local_task_id", sa.String(200), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint(
+        "target_id", "device_id", "local_task_id", name="uq_notification_subscriptions_task"
+    ),
+)
+
+notification_deliveries = sa.Table(
+    "notification_deliveries",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "target_id",
+        sa.String(36),
+        sa.ForeignKey("notification_targets.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("device_id", sa.String(200), nullable=False),
+    sa.Column("local_task_id", sa.String(200), nullable=False),
+    sa.Column("update_key", sa.String(200), nullable=False),
+    sa.Column("title", sa.Text, nullable=False, server_default=""),
+    sa.Column("body", sa.Text, nullable=False, server_default=""),
+    sa.Column("status", sa.String(10), nullable=False, server_default="pending"),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("claimed_until", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
+    sa.UniqueConstraint(
+        "target_id",
+        "device_id",
+        "local_task_id",
+        "update_key",
+        name="uq_notification_deliveries_update",
+    ),
+    sa.Index("ix_notification_deliveries_status_next", "status", "next_attempt_at"),
+)

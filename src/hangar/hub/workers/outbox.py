@@ -109,7 +109,13 @@ def process_batch(
     changed_issues: set[str] = set()
     for (outbox_id,) in due:
         with transaction(engine) as conn:
-            row = conn.execute(sa.select(outbox_t).where(outbox_t.c.id == outbox_id)).first()
+            # Several replicas run this worker over one PostgreSQL: the row lock makes one of
+            # them process a row and the others skip it (SQLite has one writer anyway).
+            row = conn.execute(
+                sa.select(outbox_t)
+                .where(outbox_t.c.id == outbox_id)
+                .with_for_update(skip_locked=True)
+            ).first()
             if row is None or row.status != "pending":
                 continue
             message = conn.execute(

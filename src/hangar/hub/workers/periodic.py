@@ -1,10 +1,17 @@
-"""A hub background worker: one daemon thread that runs a step every few seconds."""
+"""A hub background worker: one daemon thread that runs a step every few seconds.
+
+A step that fails (the database restarting, a lost connection) is logged and tried again at
+the next interval: a worker never dies of one bad round.
+"""
 
 from __future__ import annotations
 
+import logging
 import threading
 from abc import ABC, abstractmethod
 from typing import Self
+
+log = logging.getLogger("hangar.hub.workers")
 
 
 class PeriodicWorker(ABC):
@@ -26,7 +33,10 @@ class PeriodicWorker(ABC):
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
-            self.step()
+            try:
+                self.step()
+            except Exception as exc:
+                log.warning("%s: step failed, retrying: %s", self._thread.name, exc)
 
     def stop(self) -> None:
         """Ask the thread to end and wait for it (at most 5 s)."""

@@ -155,6 +155,7 @@
     $("task-head").hidden = false;
     setArchived(false);
     markCurrent();
+    showWatch();
     const link = sidebarLink(deviceId, localTaskId);
     $("task-title").textContent = link ? link.dataset.title : "";
     for (const format of ["md", "html"]) {
@@ -204,11 +205,28 @@
       d.addEventListener("toggle", () => localStorage.setItem("hangar.section." + d.dataset.section, d.open ? "open" : "closed"));
     });
   }
+  // The device picker (several devices): shows one device's projects and conversations.
+  function applyPicker() {
+    const picker = $("device-picker");
+    const chosen = picker ? sessionStorage.getItem("hangar.device") || "" : "";
+    if (picker) {
+      if ([...picker.options].some((o) => o.value === chosen && !o.disabled)) picker.value = chosen;
+      else picker.value = "";
+    }
+    const value = picker ? picker.value : "";
+    document.querySelectorAll("#sidebar-content details.project, #sidebar-content a.task").forEach((el) => {
+      const item = el.matches("a.task") ? el.closest("li") : el;
+      if (value && el.dataset.deviceId !== value) item.setAttribute("data-hidden-by-picker", "");
+      else item.removeAttribute("data-hidden-by-picker");
+    });
+    if (picker) picker.onchange = () => { sessionStorage.setItem("hangar.device", picker.value); applyPicker(); };
+  }
   async function refreshSidebar() {
     const q = new URLSearchParams({ deviceId: state.deviceId, localTaskId: state.localTaskId });
     try {
       $("sidebar-content").innerHTML = await hangar.html("/ui/sidebar?" + q);
       restoreSections();
+      applyPicker();
       markCurrent();
     } catch (err) { hangar.status(err.message); }
   }
@@ -354,6 +372,35 @@
     if (index !== null && state.localTaskId) jumpTo(index);
   });
 
+  // ---- watching a task: a browser notification when its reply is final ----------------
+  const watchKey = () => state.deviceId + "/" + state.localTaskId;
+  const watched = () => new Set(JSON.parse(localStorage.getItem("hangar.watched") || "[]"));
+  function showWatch() {
+    const button = $("watch-button");
+    if (!button) return;
+    const on = watched().has(watchKey());
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.textContent = on ? "Watching" : "Watch";
+  }
+  $("watch-button")?.addEventListener("click", async () => {
+    const all = watched(), key = watchKey();
+    if (all.has(key)) all.delete(key); else all.add(key);
+    localStorage.setItem("hangar.watched", JSON.stringify([...all]));
+    if (all.has(key) && "Notification" in window && Notification.permission === "default") {
+      await Notification.requestPermission();
+    }
+    showWatch();
+  });
+  const notified = new Set();
+  events.addEventListener("runtime.tasks.updated", (event) => {
+    const data = JSON.parse(event.data || "{}");
+    const key = data.deviceId + "/" + data.localTaskId;
+    if (!watched().has(key) || notified.has(key + "/" + data.updateKey)) return;
+    notified.add(key + "/" + data.updateKey);
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    new Notification(`${data.title || "Task"} · ${data.status}`, { body: data.content || "", tag: key + "/" + data.updateKey });
+  });
+
   // The composer (composer.js) continues the open task over the same event stream.
   window.hangarRuntime = {
     events,
@@ -363,6 +410,7 @@
   };
 
   restoreSections();
+  applyPicker();
   if (state.deviceId && state.localTaskId) {
     openTask(state.deviceId, state.localTaskId, { push: false, targetIndex: hashIndex() });
   }

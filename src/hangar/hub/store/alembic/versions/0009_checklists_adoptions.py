@@ -1,7 +1,7 @@
 """Local runs: the run's current checklist, and sessions adopted into issues.
 
 Revision ID: 0009_checklists_adoptions
-Revises: 0007 (0007_browser_sessions)
+Revises: 0008 (0008_devices_notifications)
 Create Date: 2026-12-05
 """
 
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-# After 0007_browser_sessions (0006 is reserved for discussions).
-down_revision = "0007"
+# After 0008_devices_notifications (0006 is reserved for discussions).
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
