@@ -47,7 +47,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "run": LazyCommand(
         "hangar.cli.run:run_command",
-        "Run CLI (codex, claude) in this terminal bound to ISSUE; its log syncs to the hub.",
+        "Run an agent CLI in this terminal bound to ISSUE; its log syncs to the hub.",
     ),
     "local-run": LazyCommand(
         "hangar.cli.local_run:local_run_group", "Local runs (`hangar run`) on this machine."
@@ -55,6 +55,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "__claude-session-hook": LazyCommand(
         "hangar.cli.claude_session_hook:claude_session_hook_command", "", hidden=True
     ),
+    "__session-hook": LazyCommand("hangar.cli.session_hook:session_hook_command", "", hidden=True),
 }
 """Every top-level command: where it lives and the line ``--help`` shows for it."""
 

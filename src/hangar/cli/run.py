@@ -43,7 +43,7 @@ def run_command(
     no_status_update: bool,
     comments: str,
 ) -> None:
-    """Run CLI (codex, claude) in this terminal bound to ISSUE; its log syncs to the hub.
+    """Run an agent CLI in this terminal bound to ISSUE; its log syncs to the hub.
 
     Put hangar's options before `--` and the agent's command after it:
     `hangar run HGR-12 --cwd ~/src/app -- claude --model opus`.
