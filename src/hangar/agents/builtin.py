@@ -38,6 +38,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=xdg_data("opencode"),
         extra_homes=(("config", xdg_config("opencode")),),
         store="hangar.agents.opencode:OpenCodeStore",
+        live="hangar.localrun.providers.opencode:OpenCodeProvider",
         usage="hangar.agents.usage_rules:scan_opencode_style",
         executables=("opencode",),
     ),
