@@ -93,6 +93,11 @@ class HangarPaths:
     def logs_dir(self) -> Path:
         return self.home / "logs"
 
+    @property
+    def worktrees_file(self) -> Path:
+        """This device's worktree settings and records (``docs/worktrees.md``)."""
+        return self.home / "runtime-work" / "worktrees.json"
+
     def as_json(self) -> dict[str, str]:
         return {
             "home": str(self.home),
@@ -105,6 +110,7 @@ class HangarPaths:
             "spoolDir": str(self.spool_dir),
             "trashDir": str(self.trash_dir),
             "logsDir": str(self.logs_dir),
+            "worktreesFile": str(self.worktrees_file),
         }
 
 

@@ -9,7 +9,14 @@ import pytest
 
 from hangar.testing.scenarios import scenario_from_dict
 
-from .sandbox_hub import SandboxHub, in_dir, screen_text, type_like_a_person, wait_screen, wait_until
+from .sandbox_hub import (
+    SandboxHub,
+    in_dir,
+    screen_text,
+    type_like_a_person,
+    wait_screen,
+    wait_until,
+)
 
 pytestmark = pytest.mark.real_agents
 

@@ -9,7 +9,14 @@ import pytest
 
 from hangar.testing.scenarios import scenario_from_dict
 
-from .sandbox_hub import SandboxHub, in_dir, screen_text, type_like_a_person, wait_screen, wait_until
+from .sandbox_hub import (
+    SandboxHub,
+    in_dir,
+    screen_text,
+    type_like_a_person,
+    wait_screen,
+    wait_until,
+)
 
 pytestmark = pytest.mark.real_agents
 
@@ -45,9 +52,7 @@ def test_qwen_tool_final_clear_error_and_foreign_session(sandbox_hub: SandboxHub
     )
     issue = hub.ok("POST", "/api/issues", {"title": "Try qwen"})
     env = hub.agent_env("qwen")
-    term = hub.hangar_run(
-        issue["key"], ["qwen", "--yolo", "-i", "RUN: echo hi > marker.txt"], env
-    )
+    term = hub.hangar_run(issue["key"], ["qwen", "--yolo", "-i", "RUN: echo hi > marker.txt"], env)
     wait_screen(term, r"Type your message", 90)
     # A prompt sent before Qwen's start-up finished (its update check gives up after 5 s in
     # the sandbox) is recorded but never sent to the model: start once it says so.

@@ -98,6 +98,16 @@ class TmuxTerminal:
     def wait_text(self, text: str, timeout: float = 30.0) -> list[str]:
         return self.wait_for(lambda lines: any(text in line for line in lines), repr(text), timeout)
 
+    def wait_screen(self, expected: list[str], what: str, timeout: float = 30.0) -> list[str]:
+        """Wait until the screen equals ``expected``; on timeout name the rows that differ."""
+        try:
+            return self.wait_for(lambda lines: lines == expected, what, timeout)
+        except AssertionError as timed_out:
+            now = self.lines()
+            pairs = enumerate(zip(expected, now, strict=False))
+            rows = [f"row {i}: expected {a!r}, got {b!r}" for i, (a, b) in pairs if a != b]
+            raise AssertionError(f"{timed_out}\ndiffering rows:\n" + "\n".join(rows)) from None
+
     def wait_gone(self, text: str, timeout: float = 30.0) -> list[str]:
         return self.wait_for(
             lambda lines: all(text not in line for line in lines), f"{text!r} gone", timeout

@@ -24,16 +24,21 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import events as events_api
+from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.api import turns as turns_api
 from hangar.hub.api import usage as usage_api
+from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
+from hangar.hub.api.limits import BodyLimitMiddleware
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import ensure_workspace
 
 log = logging.getLogger("hangar.hub")
@@ -44,6 +49,9 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
+    turns_api.router,
+    worktrees_api.router,
+    file_changes_api.router,
     issues_api.router,
     events_api.router,
     local_runs_api.router,
@@ -78,6 +86,15 @@ class ApiAuthMiddleware:
         await self.app(scope, receive, send)
 
 
+def _default_uploads(engine: Engine) -> Path:
+    database = engine.url.database
+    if engine.dialect.name == "sqlite" and database and database != ":memory:":
+        return Path(database).parent / "attachments"
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / "hangar-attachments"
+
+
 def create_app(
     engine: Engine,
     devices: DeviceLinks,
@@ -85,8 +102,12 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    events: EventBus | None = None,
+    attachments: AttachmentStore | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call."""
+    """Build the hub app over its database and the executor(s) it may call. ``events`` is the
+    SSE bus (the composition root shares it with the executor's turn stream); ``attachments``
+    keeps uploads (default: a folder beside a file database, else a temp folder)."""
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
     ctx = HubContext(
@@ -94,7 +115,8 @@ def create_app(
         workspace=workspace,
         devices=devices,
         auth=auth,
-        events=EventBus(),
+        events=events if events is not None else EventBus(),
+        attachments=attachments or AttachmentStore(engine, _default_uploads(engine)),
         extra=dict(extra or {}),
     )
     app = FastAPI(
@@ -111,6 +133,7 @@ def create_app(
         app.include_router(router)
     app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
+    app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first
     app.add_middleware(
         ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
     )

@@ -9,8 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hangar.protocol import file_changes as fc
 from hangar.protocol import tasks as t
-from hangar.protocol import usage as u
+from hangar.protocol import turns as u
+from hangar.protocol import usage as g
+from hangar.protocol import worktrees as w
 
 
 @dataclass(frozen=True)
@@ -46,9 +49,37 @@ TASKS_RESTORE = Method("runtime.tasks.restore", t.TaskRef, t.Restored)
 TASKS_PURGE = Method("runtime.tasks.purge", t.TaskRef, t.Purged)
 TASKS_CLEANUP_PREVIEW = Method("runtime.tasks.cleanup_preview", t.TaskIdsRequest, JsonObject)
 TASKS_CLEANUP = Method("runtime.tasks.cleanup", t.TaskIdsRequest, JsonObject)
+TASKS_SEND = Method("runtime.tasks.send", u.SendRequest, u.TurnAccepted)
+TASKS_CANCEL = Method("runtime.tasks.cancel", t.TaskRef, u.CancelResult)
+TASKS_GUIDANCE = Method("runtime.tasks.guidance", u.GuidanceRequest, u.GuidanceResult)
+TASKS_COMPACT = Method("runtime.tasks.compact", t.TaskRef, u.TurnAccepted)
+TASKS_GOAL_GET = Method("runtime.tasks.goal.get", t.TaskRef, u.GoalResult)
+TASKS_MODELS = Method("runtime.tasks.models", t.TaskRef, u.ModelList)
+TASKS_ACTIVITY = Method("runtime.tasks.activity", u.ActivityRequest, u.Activity)
+TASKS_APPROVAL_ANSWER = Method(
+    "runtime.tasks.approval.answer", u.ApprovalAnswer, u.ApprovalAnswered
+)
+AGENTS_CONFIG_UPDATE = Method(
+    "runtime.agents.config.update", u.AgentConfigUpdate, u.AgentConfigUpdated
+)
 INDEX_RUN = Method("runtime.index.run", t.NoArguments, t.IndexRun)
 INDEX_STATUS = Method("runtime.index.status", t.NoArguments, t.IndexStatus)
-USAGE_SUMMARY = Method("runtime.usage.summary", u.UsageRequest, u.UsageReport)
+WORKTREES_SETTINGS_GET = Method("runtime.worktrees.settings.get", t.NoArguments, JsonObject)
+WORKTREES_SETTINGS_UPDATE = Method(
+    "runtime.worktrees.settings.update", w.WorktreeSettingsUpdate, JsonObject
+)
+WORKTREES_PREPARE = Method("runtime.worktrees.prepare", w.PrepareWorktree, JsonObject)
+WORKTREES_LIST = Method("runtime.worktrees.list", t.NoArguments, JsonObject)
+WORKTREES_DELETE = Method("runtime.worktrees.delete", w.WorktreeRef, JsonObject)
+WORKTREES_RESTORE = Method("runtime.worktrees.restore", w.WorktreeRef, JsonObject)
+WORKTREES_PRUNE = Method("runtime.worktrees.prune", t.NoArguments, JsonObject)
+TURN_FILE_CHANGES_REVIEW = Method(
+    "runtime.tasks.turn_file_changes_review", fc.TurnFileChanges, JsonObject
+)
+TURN_FILE_CHANGES_REVERT = Method(
+    "runtime.tasks.turn_file_changes_revert", fc.RevertTurnFileChanges, JsonObject
+)
+USAGE_SUMMARY = Method("runtime.usage.summary", g.UsageRequest, g.UsageReport)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -67,7 +98,25 @@ METHODS: dict[str, Method] = _methods(
     TASKS_PURGE,
     TASKS_CLEANUP_PREVIEW,
     TASKS_CLEANUP,
+    TASKS_SEND,
+    TASKS_CANCEL,
+    TASKS_GUIDANCE,
+    TASKS_COMPACT,
+    TASKS_GOAL_GET,
+    TASKS_MODELS,
+    TASKS_ACTIVITY,
+    TASKS_APPROVAL_ANSWER,
+    AGENTS_CONFIG_UPDATE,
     INDEX_RUN,
     INDEX_STATUS,
+    WORKTREES_SETTINGS_GET,
+    WORKTREES_SETTINGS_UPDATE,
+    WORKTREES_PREPARE,
+    WORKTREES_LIST,
+    WORKTREES_DELETE,
+    WORKTREES_RESTORE,
+    WORKTREES_PRUNE,
+    TURN_FILE_CHANGES_REVIEW,
+    TURN_FILE_CHANGES_REVERT,
     USAGE_SUMMARY,
 )

@@ -1,9 +1,9 @@
 """How each real agent CLI is configured, invoked and read back in the sandbox.
 
-One :class:`AgentCli` per CLI (codex, claude, opencode, cn, qwen, copilot, gemini), holding only facts about that
-CLI: where its config goes under the sandbox ``HOME``, its environment, the one-shot command
-(and how to continue a session), how stdin must be given, how to find the session id and
-which files form its own store. The binaries come from the pinned npm install in
+One :class:`AgentCli` per CLI (codex, claude, opencode, cn, qwen, copilot, gemini), holding
+only facts about that CLI: where its config goes under the sandbox ``HOME``, its environment,
+the one-shot command (and how to continue a session), how stdin must be given, how to find the
+session id and which files form its own store. The binaries come from the pinned npm install in
 ``agent-clis/node_modules/.bin`` (``make agents``), or ``$HANGAR_AGENT_CLIS_DIR``.
 """
 

@@ -47,6 +47,8 @@ from hangar.model import (
     ThinkingBlock,
     ToolBlock,
 )
+from hangar.regular_files import open_regular
+from hangar.tolerant_lines import tolerant_line
 
 _IGNORED_EVENTS = frozenset(
     {
@@ -223,7 +225,9 @@ class CodexProjector(TurnProjector):
         turn = self.turns[-1] if self.turns else None
         if not isinstance(turn, CodexTurn) or self._opens_turn(turn):
             self._new_turn(None, explicit=False)
-        self._turn().users.append(entry)
+        turn = self._turn()
+        entry.position = len(turn.entries)  # where it came: after the output so far (a steer)
+        turn.users.append(entry)
 
     @staticmethod
     def _opens_turn(turn: CodexTurn) -> bool:
@@ -490,21 +494,26 @@ class CodexProjector(TurnProjector):
         block.duration_ms = duration if duration is not None else block.duration_ms
 
     def _patch_end(self, event: r.EventMsg) -> None:
-        files = changes_from_event(event.changes)
-        key = text_or_none(event.call_id) or self._next_id("patch", "patches")
+        success = event.success if isinstance(event.success, bool) else None
+        self._changes_done(text_or_none(event.call_id), event.changes, success)
+
+    def _changes_done(self, call_id: str | None, changes: Any, success: bool | None) -> None:
+        """A patch that was applied (``patch_apply_end``, or 0.171's ``item_completed``
+        FileChange): its files with their diffs, on the turn's file-changes block."""
+        files = changes_from_event(changes)
+        key = call_id or self._next_id("patch", "patches")
         found = self.patches.get(key)
         if found is not None:
             position, block = found
             self.touch(position)
             block.files = files or block.files
-            block.success = event.success if isinstance(event.success, bool) else None
-        else:
-            success = event.success if isinstance(event.success, bool) else None
+            block.success = success
+        elif files:
             block = FileChangesBlock(files=files, tool_use_id=key, success=success)
             self._add_entry(Entry("block", block))
             self.patches[key] = (len(self.turns) - 1, block)
         call = self.calls.get(key)
-        if call is not None and event.success is False:
+        if call is not None and success is False:
             self.touch(call[0])
             call[1].is_error = True
 
@@ -550,6 +559,10 @@ class CodexProjector(TurnProjector):
                 None,
                 output,
             )
+        elif kind in ("FileChange", "fileChange"):
+            outcome = {"completed": True, "failed": False, "declined": False}
+            success = outcome.get(str(item.get("status")).lower())
+            self._changes_done(item_id, item.get("changes"), success)
         elif kind in ("Plan", "plan") and isinstance(item.get("text"), str):
             self._add_entry(Entry("block", PlanBlock(item["text"])))
         else:
@@ -642,8 +655,8 @@ _EVENT_HANDLERS = {
 def read_child(path: Path) -> list[Message]:
     """All messages of a child rollout (whole file, read-only; no grandchildren)."""
     projector = CodexProjector(path.stem)
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for line in handle:
             if line.endswith(b"\n") and line.strip():
-                projector.feed(line[:-1])
+                projector.feed(tolerant_line(line[:-1]))
     return projector.take().messages

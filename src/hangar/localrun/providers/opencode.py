@@ -110,8 +110,14 @@ def config_content(env: Mapping[str, str], instructions: Path, extra: Mapping[st
     return json.dumps(config)
 
 
-_VALUE_FLAGS = {"-s": "--session", "--session": "--session", "-m": "--model",
-                "--model": "--model", "--agent": "--agent", "--log-level": "--log-level"}
+_VALUE_FLAGS = {
+    "-s": "--session",
+    "--session": "--session",
+    "-m": "--model",
+    "--model": "--model",
+    "--agent": "--agent",
+    "--log-level": "--log-level",
+}
 _BARE_FLAGS = {"-c": "--continue", "--continue": "--continue", "--fork": "--fork",
                "--pure": "--pure", "--print-logs": "--print-logs", "--mini": "--mini"}  # fmt: skip
 

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hangar.agents.checklist_events import OpenCodeEventMapper
-from hangar.localrun.messages import MessageType, RunMessage, UsageEntry
 from hangar.localrun.providers.base import MessageSink, UsageSink
 from hangar.localrun.providers.run_checklist import RunChecklists
 from hangar.localrun.providers.slash import parse_slash
+from hangar.model.run_messages import MessageType, RunMessage, UsageEntry
 
 SOURCE = "opencode-server"
 PROVIDER = "opencode"

@@ -10,8 +10,9 @@ text, no new message type, LR-157); its content is the list as Markdown task ite
 log stays readable where nothing renders the kind. A checklist never becomes a comment (the
 outbox posts ``text`` only for proposed plans).
 
-sourceKey: ``session:<session id>:checklist:<key>``, where ``key`` is the agent's own id of the update
-(a tool call id, an event id); an update that has none is not reported (LR-160, LR-161).
+sourceKey: ``session:<session id>:checklist:<key>``, where ``key`` is the agent's own id of
+the update (a tool call id, an event id); an update that has none is not reported (LR-160,
+LR-161).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from dataclasses import dataclass, field
 
 from hangar.agents.checklist_rules import ChecklistLedger, ChecklistUpdate
 from hangar.agents.checklists import checklist_to_json
-from hangar.localrun.messages import RunMessage
 from hangar.localrun.providers.base import MessageSink
 from hangar.model import Checklist
+from hangar.model.run_messages import RunMessage
 
 _MARKS = {"pending": " ", "in_progress": "~", "completed": "x", "cancelled": "-"}
 
@@ -43,9 +44,7 @@ class RunChecklists:
     source: str
     _ledgers: dict[str, ChecklistLedger] = field(default_factory=dict)
 
-    def offer(
-        self, session: str, update: ChecklistUpdate | None, key: str, turn_key: str
-    ) -> bool:
+    def offer(self, session: str, update: ChecklistUpdate | None, key: str, turn_key: str) -> bool:
         """Offer ``update`` of ``session``; report it when the rules commit it."""
         if update is None or update.checklist is None or not key:
             return False

@@ -26,9 +26,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from hangar.localrun.messages import MessageType, RunMessage, UsageEntry
 from hangar.localrun.providers.base import MessageSink, UsageSink
 from hangar.localrun.providers.slash import parse_slash
+from hangar.model.run_messages import MessageType, RunMessage, UsageEntry
 
 
 def stringify(content: Any) -> str:
@@ -43,6 +43,10 @@ def stringify(content: Any) -> str:
                 parts.append(json.dumps(block, ensure_ascii=False))
         return "\n".join(parts)
     return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -78,7 +82,7 @@ class StreamJsonMapper:
         self._seen.add(uuid)
         if sid not in self.sessions:
             self.sessions.append(sid)
-        message = event.get("message") if isinstance(event.get("message"), dict) else {}
+        message = _object(event.get("message"))
         if kind == "user":
             self._user(sid, uuid, message)
         elif kind == "assistant":
@@ -89,7 +93,7 @@ class StreamJsonMapper:
                 text = str(event.get("result") or event.get("error") or "the turn failed")
                 self._report("error", sid, uuid, "error", content=text)
         elif kind == "system" and event.get("subtype") in ("api_error", "error"):
-            data = event.get("data") if isinstance(event.get("data"), dict) else {}
+            data = _object(event.get("data"))
             text = str(data.get("message") or data.get("error") or event.get("error") or "")
             self._report("error", sid, uuid, "error", content=text or "API error")
 
