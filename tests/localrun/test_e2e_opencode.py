@@ -56,7 +56,7 @@ def test_opencode_bus_tool_checklist_new_session_error(sandbox_hub: SandboxHub) 
     issue = hub.ok("POST", "/api/issues", {"title": "Try opencode"})
     env = hub.agent_env("opencode")
     term = hub.hangar_run(issue["key"], ["opencode"], env)
-    wait_screen(term, r"ctrl\+p|tab agents|Build", 90)
+    wait_screen(term, r"ctrl\+p|tab agents|Build", 300)
     run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
 
     def diagnose() -> str:
@@ -84,24 +84,33 @@ def test_opencode_bus_tool_checklist_new_session_error(sandbox_hub: SandboxHub) 
     messages = hub.messages(run["id"])
 
     kinds = [(m["type"], m.get("tool"), (m.get("input") or {}).get("kind")) for m in messages]
-    assert kinds == [
+    # OpenCode publishes `todo.updated` while `todowrite` runs, around its part's updates
+    plan_turn = sorted(kinds[5:8], key=str)
+    assert [*kinds[:5], *kinds[8:]] == [
         ("user_input", None, None),
         ("tool_use", "bash", None),
         ("tool_result", "bash", None),
         ("final", None, None),
         ("user_input", None, None),
-        ("tool_use", "todowrite", None),
-        ("text", None, "checklist"),
-        ("tool_result", "todowrite", None),
         ("final", None, None),
         ("user_input", None, None),
-        ("error", None, None),
+        ("error", None, None),  # one error, though OpenCode reports the failure twice
     ], kinds
+    assert plan_turn == [
+        ("text", None, "checklist"),
+        ("tool_result", "todowrite", None),
+        ("tool_use", "todowrite", None),
+    ], kinds
+    assert kinds.index(("tool_use", "todowrite", None)) < kinds.index(
+        ("tool_result", "todowrite", None)
+    )
     assert [m["sourceKey"] for m in messages[:4]] == [m["sourceKey"] for m in first[:4]]
     assert messages[0]["content"] == "RUN: echo hi > marker.txt"
     assert messages[1]["input"]["input"]["command"] == "echo hi > marker.txt"
     assert messages[3]["content"] == "Done: the command ran."
-    checklist = messages[6]["input"]["checklist"]
+    checklist = next(m for m in messages if m["input"].get("kind") == "checklist")["input"][
+        "checklist"
+    ]
     assert [(i["content"], i["status"]) for i in checklist["items"]] == [
         ("Write the marker", "in_progress"),
         ("Check it", "pending"),

@@ -26,6 +26,7 @@ import os
 import secrets
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,8 +41,10 @@ from hangar.localrun.pty_runner import ChildCommand
 from hangar.localrun.sidecar import Sidecar, SidecarError, free_loopback_port
 
 RECONNECT_SECONDS = 0.2
-CONNECT_TIMEOUT = 90.0  # a new server answers its first request once its project is loaded
+CONNECT_TIMEOUT = 120.0  # a new server answers its first request once its project is loaded
+START_TIMEOUT = 180.0  # a first start migrates its database: minutes on a loaded machine
 START_ATTEMPTS = 3
+HEALTH_REQUEST_SECONDS = 2.0
 
 
 class BusReader:
@@ -93,6 +96,29 @@ class BusReader:
         self._stop.set()
         self._client.close()  # ends a read blocked on the stream
         self._thread.join(5)
+
+
+def wait_healthy(url: str, password: str, server: Sidecar) -> None:
+    """Return once the server answers ``GET /global/health``.
+
+    A server accepts connections before it can answer; a request sent then may never be
+    answered, so readiness is polled with short requests, and the event stream (which has no
+    read timeout) is opened only after.
+    """
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    auth = httpx.BasicAuth("opencode", password)
+    with httpx.Client(timeout=HEALTH_REQUEST_SECONDS, trust_env=False, auth=auth) as client:
+        while True:
+            if server.process.poll() is not None:
+                raise SidecarError(command="opencode serve", problem=server.log_tail())
+            try:
+                if client.get(url).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass  # still loading its project
+            if time.monotonic() > deadline:
+                raise SidecarError(command="opencode serve", problem="never became healthy")
+            time.sleep(RECONNECT_SECONDS)
 
 
 def config_content(env: Mapping[str, str], instructions: Path, extra: Mapping[str, str]) -> str:
@@ -205,6 +231,7 @@ class OpenCodeProvider(Provider):
             server, port = self._start_server(exe, Path(project), child_env)
             reader = BusReader(f"http://127.0.0.1:{port}/global/event", mapper, password)
             try:
+                wait_healthy(f"http://127.0.0.1:{port}/global/health", password, server)
                 reader.start()
                 if not reader.connected.wait(CONNECT_TIMEOUT):
                     raise SidecarError(command="opencode serve", problem="no event stream")
@@ -223,7 +250,7 @@ class OpenCodeProvider(Provider):
             argv = [exe, "serve", "--port", str(port), "--hostname", "127.0.0.1"]
             sidecar = Sidecar(argv, cwd, env)
             try:
-                sidecar.wait_for_port(port, timeout=60.0)
+                sidecar.wait_for_port(port, timeout=START_TIMEOUT)
             except SidecarError as exc:
                 sidecar.stop()
                 last = exc

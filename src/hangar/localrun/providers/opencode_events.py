@@ -13,7 +13,8 @@ followed as they appear.
   ``message.part.delta`` are never reported (LR-171); ``reasoning`` parts are not (LR-153);
 - ``tool`` part → ``tool_use`` when it runs and ``tool_result`` when it completes or fails,
   with OpenCode's own tool name (``bash``, ``edit``, …) and its output as OpenCode stores it;
-- ``session.error`` and an assistant message's ``error`` → ``error``;
+- ``session.error`` and an assistant message's ``error`` → ``error`` (once per failure: the
+  same text for the same request is one error, whichever event came first);
 - ``todo.updated`` and ``todowrite`` tool parts → the run's checklist
   (:class:`~hangar.agents.checklist_events.OpenCodeEventMapper`, then the ledger);
 - a completed assistant message's ``tokens`` → usage of its model.
@@ -64,6 +65,8 @@ class OpenCodeBusMapper:
     _commentable: dict[str, bool] = field(default_factory=dict)
     _tools_started: set[str] = field(default_factory=set)
     _done: set[str] = field(default_factory=set)
+    _requests: dict[str, str] = field(default_factory=dict)  # session → its latest request
+    _errors: set[tuple[str, str, str]] = field(default_factory=set)
     _checklist_mappers: dict[str, OpenCodeEventMapper] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -105,7 +108,8 @@ class OpenCodeBusMapper:
             text = str(_map(error.get("data")).get("message") or error.get("name") or "error")
             event_id = str(event.get("id") or "")
             if event_id:
-                self._emit("error", f"session:{session}:event:{event_id}:error", text, session)
+                self._error(f"session:{session}:event:{event_id}:error", text, session,
+                            self._requests.get(session, ""))  # fmt: skip
 
     # -- messages ---------------------------------------------------------------------
     def _follow(self, session: str) -> None:
@@ -123,6 +127,7 @@ class OpenCodeBusMapper:
             self._messages[message_id] = message
             if role == "user":
                 self._release(session)  # the previous request is over
+                self._requests[session] = message_id
         if role == "assistant":
             time = _map(info.get("time"))
             if info.get("finish"):
@@ -134,8 +139,8 @@ class OpenCodeBusMapper:
             if error and f"{message_id}:error" not in self._done:
                 self._done.add(f"{message_id}:error")
                 text = str(_map(error.get("data")).get("message") or error.get("name") or "error")
-                self._emit("error", f"session:{session}:message:{message_id}:error", text,
-                           session, turn=message.parent)  # fmt: skip
+                self._error(f"session:{session}:message:{message_id}:error", text, session,
+                            message.parent)  # fmt: skip
         for part in self._early_parts.pop(message_id, []):
             self._part(session, part)
 
@@ -215,6 +220,14 @@ class OpenCodeBusMapper:
             self._emit("tool_result", f"{base}:tool-result", "", session, turn=message.parent,
                        tool=tool, call_id=call, output=str(output or ""),
                        is_error=status == "error")  # fmt: skip
+
+    def _error(self, key: str, text: str, session: str, turn: str) -> None:
+        """One ``error`` per failure: OpenCode reports a failed request both as
+        ``session.error`` and on the assistant message; the second is the same failure."""
+        if (session, turn, text) in self._errors:
+            return
+        self._errors.add((session, turn, text))
+        self._emit("error", key, text, session, turn=turn)
 
     # -- side channels ----------------------------------------------------------------
     def _checklist(self, session: str, event: dict[str, Any]) -> None:
