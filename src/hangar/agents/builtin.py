@@ -77,6 +77,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cu",
         home=HomeSpec("CURSOR_CONFIG_DIR", (".cursor",)),
         store="hangar.agents.cursor:CursorStore",
+        live="hangar.localrun.providers.cursor:CursorProvider",
         executables=("cursor-agent",),
     ),
     Agent(

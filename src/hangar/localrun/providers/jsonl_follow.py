@@ -38,6 +38,11 @@ class JsonlFollower:
             return cls(path)
 
     def read(self) -> list[dict[str, Any]]:
+        return [record for _, record in self.read_located()]
+
+    def read_located(self) -> list[tuple[int, dict[str, Any]]]:
+        """The new records, each with the byte offset its line starts at (for formats whose
+        lines carry no ids of their own: in a file that only grows, an offset names a line)."""
         with self._lock:
             try:
                 with self.path.open("rb") as handle:
@@ -50,10 +55,12 @@ class JsonlFollower:
                 return []
             if not data:
                 return []
+            start = self.offset - len(self._partial)
             self.offset += len(data)
             *lines, self._partial = (self._partial + data).split(b"\n")
             records = []
             for line in lines:
+                at, start = start, start + len(line) + 1
                 if not line.strip():
                     continue
                 try:
@@ -62,7 +69,7 @@ class JsonlFollower:
                     self.skipped += 1
                     continue
                 if isinstance(record, dict):
-                    records.append(record)
+                    records.append((at, record))
                 else:
                     self.skipped += 1
             return records
