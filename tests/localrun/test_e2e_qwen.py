@@ -52,11 +52,11 @@ def test_qwen_tool_final_clear_error_and_foreign_session(sandbox_hub: SandboxHub
     )
     issue = hub.ok("POST", "/api/issues", {"title": "Try qwen"})
     env = hub.agent_env("qwen")
-    term = hub.hangar_run(issue["key"], ["qwen", "--yolo", "-i", "RUN: echo hi > marker.txt"], env)
-    wait_screen(term, r"Type your message", 90)
-    # A prompt sent before Qwen's start-up finished (its update check gives up after 5 s in
-    # the sandbox) is recorded but never sent to the model: start once it says so.
-    wait_screen(term, r"Update check skipped", 60)
+    term = hub.hangar_run(issue["key"], ["qwen", "--yolo"], env)
+    wait_screen(term, r"Type your message", 180)
+    # Input given before Qwen's start-up finished (its update check gives up after 5 s in
+    # the sandbox) can be lost, `-i PROMPT` included: type once it says so, as a person would.
+    wait_screen(term, r"Update check skipped", 120)
     run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
 
     def diagnose() -> str:
@@ -64,6 +64,7 @@ def test_qwen_tool_final_clear_error_and_foreign_session(sandbox_hub: SandboxHub
         requests = [(r.get("kind"), r.get("status")) for r in hub.sandbox.requests()]
         return f"messages: {hub.messages(run['id'])}\nrequests: {requests}\nscreen: {screen}"
 
+    type_like_a_person(term, "RUN: echo hi > marker.txt", r"RUN: echo hi > marker\.txt")
     first = wait_until(lambda: count(hub, run["id"], "final", 1), 90, "a final", detail=diagnose)
     assert (hub.work / "marker.txt").read_text() == "hi\n"
     type_like_a_person(term, "/clear", r"/clear")

@@ -62,13 +62,21 @@ def find_transcript(home: Path, chat: str) -> Path | None:
 class CursorProvider(Provider):
     name = "cursor"
     executables = ("cursor-agent",)
-    owned_flags = ("-p", "--print", "--output-format", "--stream-partial-output")
+    headless_flags = ("-p", "--print", "--output-format", "--stream-partial-output")
     subcommands = ("create-chat", "ls", "resume", "login", "logout", "status", "whoami",
                    "mcp", "update", "upgrade", "install-shell-integration",
                    "uninstall-shell-integration", "help")  # fmt: skip
 
     def validate(self, args: Sequence[str]) -> None:
         super().validate(args)
+        for arg in args[1:]:
+            if arg.split("=", 1)[0] in self.headless_flags:
+                raise UsageError(
+                    f"`{arg}` runs Cursor without its TUI; `hangar run -- cursor-agent` keeps "
+                    "the TUI in your terminal (headless flags: "
+                    + ", ".join(self.headless_flags)
+                    + ")"
+                )
         if len(args) > 1 and args[1] in self.subcommands:
             raise UsageError(
                 f"`cursor-agent {args[1]}` runs no TUI hangar can follow; use `hangar run "
