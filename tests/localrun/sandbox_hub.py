@@ -209,6 +209,22 @@ def wait_screen(process: PtyProcess, pattern: str, timeout: float = 60.0) -> Non
             raise AssertionError(f"{pattern!r} not on screen; tail:\n{tail}")
 
 
+def type_like_a_person(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) -> None:
+    """Type ``text``, wait for its echo, look at it for a second, then press Enter: for TUIs
+    that take keys arriving together for a paste and an Enter right after a paste for a
+    new line (Qwen Code)."""
+    start = len(screen_text(bytes(process.output)))
+    process.send(text)
+    regex = re.compile(echo)
+    deadline = time.monotonic() + timeout
+    while not regex.search(screen_text(bytes(process.output))[start:]):
+        process.read_available(0.2)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} was not echoed")
+    process.read_available(1.0)  # reading the screen, as a person does before Enter
+    process.send("\r")
+
+
 def type_line(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) -> None:
     """Type ``text``, wait until the TUI shows it (``echo`` regex), then press Enter.
 

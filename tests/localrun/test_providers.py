@@ -22,6 +22,9 @@ from hangar.localrun.providers.codex_events import (
     CodexEventMapper,
     inject_developer_instructions,
 )
+from hangar.localrun.providers.cursor import CursorProvider
+from hangar.localrun.providers.opencode import OpenCodeProvider
+from hangar.localrun.providers.qwen import QwenProvider
 from hangar.localrun.providers.registry import executable_name, provider_for, register_provider
 from hangar.localrun.pty_runner import ChildCommand, ScriptedPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
@@ -67,6 +70,9 @@ def test_provider_is_picked_by_executable_basename() -> None:
         (CodexProvider, ["codex", "review"]),
         (ClaudeProvider, ["claude", "--settings", "x.json"]),
         (ClaudeProvider, ["claude", "--settings=x.json"]),
+        (OpenCodeProvider, ["opencode", "--port", "4096"]),
+        (QwenProvider, ["qwen", "--json-file", "x.jsonl"]),
+        (QwenProvider, ["qwen", "--acp"]),
     ],
 )
 def test_flags_hangar_owns_are_refused(provider: type[Provider], args: list[str]) -> None:
@@ -74,6 +80,28 @@ def test_flags_hangar_owns_are_refused(provider: type[Provider], args: list[str]
     instance = provider(ScriptedPtyRunner(lambda _c: 0), ISSUE)
     with pytest.raises(UsageError, match="hangar sets it itself"):
         instance.validate(args)
+
+
+@pytest.mark.parametrize(
+    ("provider", "args", "problem"),
+    [
+        (OpenCodeProvider, ["opencode", "run", "hi"], "runs no TUI"),
+        (OpenCodeProvider, ["opencode", "--unknown"], "not supported"),
+        (CursorProvider, ["cursor-agent", "-p", "hi"], "without its TUI"),
+        (CursorProvider, ["cursor-agent", "--output-format=json"], "without its TUI"),
+        (CursorProvider, ["cursor-agent", "ls"], "runs no TUI"),
+        (CursorProvider, ["cursor-agent", "--resume"], "needs the chat id"),
+        (CursorProvider, ["cursor-agent", "--resume=../x"], "needs the chat id"),
+    ],
+)
+def test_forms_no_provider_can_follow_are_refused(
+    provider: type[Provider], args: list[str], problem: str
+) -> None:
+    """LR-186: headless modes, other subcommands and an unnamed chat are refused, saying why."""
+    instance = provider(ScriptedPtyRunner(lambda _c: 0), ISSUE)
+    with pytest.raises(UsageError, match=problem):
+        instance.validate(args)
+    instance.validate(args[:1])  # the plain TUI is fine
 
 
 def _frame(method: str, **params: Any) -> str:

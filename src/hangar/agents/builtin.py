@@ -41,6 +41,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=xdg_data("opencode"),
         extra_homes=(("config", xdg_config("opencode")),),
         store="hangar.agents.opencode:OpenCodeStore",
+        live="hangar.localrun.providers.opencode:OpenCodeProvider",
         control="hangar.agents.opencode.control:OpenCodeControl",
         usage="hangar.agents.usage_rules:scan_opencode_style",
         executables=("opencode",),
@@ -79,6 +80,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cu",
         home=HomeSpec("CURSOR_CONFIG_DIR", (".cursor",)),
         store="hangar.agents.cursor:CursorStore",
+        live="hangar.localrun.providers.cursor:CursorProvider",
         executables=("cursor-agent",),
     ),
     Agent(
@@ -87,6 +89,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Qw",
         home=HomeSpec("QWEN_HOME", (".qwen",)),
         store="hangar.agents.qwen:QwenStore",
+        live="hangar.localrun.providers.qwen:QwenProvider",
         usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("qwen",),
     ),

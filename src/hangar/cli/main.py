@@ -49,7 +49,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "run": LazyCommand(
         "hangar.cli.run:run_command",
-        "Run CLI (codex, claude, a plugin) in this terminal bound to ISSUE; its log syncs.",
+        "Run an agent CLI in this terminal bound to ISSUE; its log syncs to the hub.",
     ),
     "executor": LazyCommand(
         "hangar.cli.executor:executor_command",
@@ -69,6 +69,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "__claude-session-hook": LazyCommand(
         "hangar.cli.claude_session_hook:claude_session_hook_command", "", hidden=True
     ),
+    "__session-hook": LazyCommand("hangar.cli.session_hook:session_hook_command", "", hidden=True),
 }
 """Every top-level command: where it lives and the line ``--help`` shows for it."""
 

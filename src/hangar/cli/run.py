@@ -45,7 +45,7 @@ def run_command(
     no_status_update: bool,
     comments: str,
 ) -> None:
-    """Run CLI (codex, claude, a plugin) in this terminal bound to ISSUE; its log syncs.
+    """Run an agent CLI in this terminal bound to ISSUE; its log syncs to the hub.
 
     Put hangar's options before `--` and the agent's command after it:
     `hangar run HGR-12 --cwd ~/src/app -- claude --model opus`. Plugins:

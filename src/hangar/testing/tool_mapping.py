@@ -21,7 +21,15 @@ from typing import Any
 
 from hangar.testing.scenarios import PlanItem, ToolCall
 
-SHELL_TOOLS = ("exec_command", "Bash", "bash", "shell_command", "shell", "terminal")
+SHELL_TOOLS = (
+    "exec_command",
+    "Bash",
+    "bash",
+    "shell_command",
+    "shell",
+    "terminal",
+    "run_shell_command",
+)
 PLAN_TOOLS = ("update_plan", "TodoWrite", "todowrite", "Checklist")
 FILE_TOOLS = {"write": ("Write", "write"), "edit": ("Edit", "edit"), "read": ("Read", "read")}
 PATH_KEYS = ("file_path", "filePath", "path")

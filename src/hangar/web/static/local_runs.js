@@ -7,10 +7,39 @@
   const logs = new Map();
   section.querySelectorAll("li.run").forEach((li) => logs.set(li.dataset.runId, li));
 
+  const MARKS = { completed: "✓", in_progress: "▸", cancelled: "✕", pending: "○" };
+
+  // A provider's checklist update (input.kind = "checklist"): the agent's list, item by item.
+  function checklistLine(message, item) {
+    const label = document.createElement("span");
+    label.className = "run-msg-type";
+    label.textContent = "checklist";
+    const list = document.createElement("ol");
+    list.className = "checklist-items";
+    for (const entry of message.input.checklist.items || []) {
+      const row = document.createElement("li");
+      row.className = "cl cl-" + entry.status;
+      const mark = document.createElement("span");
+      mark.className = "cl-mark";
+      mark.setAttribute("aria-label", entry.status);
+      mark.textContent = MARKS[entry.status] || "○";
+      row.append(mark, " " + entry.content);
+      list.append(row);
+    }
+    if (!list.children.length) list.textContent = "Checklist cleared";
+    item.className += " run-msg-checklist";
+    item.append(label, list);
+    return item;
+  }
+
   function line(message) {
     const item = document.createElement("li");
     item.className = "run-msg run-msg-" + message.type;
     item.dataset.seq = message.seq;
+    const input = message.input || {};
+    if (message.type === "text" && input.kind === "checklist" && input.checklist) {
+      return checklistLine(message, item);
+    }
     const label = document.createElement("span");
     label.className = "run-msg-type";
     label.textContent = message.tool ? message.type + " · " + message.tool : message.type;
