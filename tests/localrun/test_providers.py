@@ -24,7 +24,6 @@ from hangar.localrun.providers.codex_events import (
 )
 from hangar.localrun.providers.cursor import CursorProvider
 from hangar.localrun.providers.opencode import OpenCodeProvider
-from hangar.localrun.providers.qwen import QwenProvider
 from hangar.localrun.providers.registry import executable_name, provider_for, register_provider
 from hangar.localrun.pty_runner import ChildCommand, ScriptedPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
@@ -71,8 +70,6 @@ def test_provider_is_picked_by_executable_basename() -> None:
         (ClaudeProvider, ["claude", "--settings", "x.json"]),
         (ClaudeProvider, ["claude", "--settings=x.json"]),
         (OpenCodeProvider, ["opencode", "--port", "4096"]),
-        (QwenProvider, ["qwen", "--json-file", "x.jsonl"]),
-        (QwenProvider, ["qwen", "--acp"]),
     ],
 )
 def test_flags_hangar_owns_are_refused(provider: type[Provider], args: list[str]) -> None:
