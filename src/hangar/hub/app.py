@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hangar import __version__
 from hangar.errors import HangarError
+from hangar.hub.api import discussions as discussions_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
@@ -46,6 +47,7 @@ API_ROUTERS = (
     issues_api.router,
     events_api.router,
     local_runs_api.router,
+    discussions_api.router,
 )
 
 
