@@ -42,6 +42,7 @@ from hangar.errors import HangarError
 
 if TYPE_CHECKING:
     from hangar.localrun.terminal.commands import CommandRegistry
+    from hangar.localrun.terminal.inbox import EngineInbox
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEFAULT_SIZE = (24, 80)
@@ -64,6 +65,8 @@ class ChildCommand:
     argv: Sequence[str]
     cwd: Path
     env: Mapping[str, str]
+    on_started: Callable[[int], None] | None = None
+    """Called with the child's pid once it runs (a provider that pauses its CLI needs it)."""
 
 
 class PtyRunner(Protocol):
@@ -125,6 +128,9 @@ class TerminalPtyRunner:
     """Called with the child's pid once it runs (its process group id is the same)."""
     commands: CommandRegistry | None = None
     """``/hangar…`` menu commands; None or empty: the terminal is passed through untouched."""
+    inbox: EngineInbox | None = None
+    """Where other threads ask the terminal engine for something (a provider's native
+    implement-plan action opening the card); served only while the engine runs."""
 
     def run(self, command: ChildCommand) -> int:
         interactive = os.isatty(self.stdin_fd)
@@ -151,6 +157,8 @@ class TerminalPtyRunner:
             os.close(slave)
         if self.on_started is not None:
             self.on_started(process.pid)
+        if command.on_started is not None:
+            command.on_started(process.pid)
         try:
             if interactive and self.commands is not None and not self.commands.empty:
                 self._run_with_engine(process, master, size, self.commands)
@@ -190,7 +198,9 @@ class TerminalPtyRunner:
                 _user_terminal(self.stdin_fd, True),
                 _forwarded_signals(process.pid, self.stdin_fd, master, on_resize=wakeup.record),
             ):
-                pump_with_engine(process, master, self.stdin_fd, engine, wakeup, clock)
+                pump_with_engine(
+                    process, master, self.stdin_fd, engine, wakeup, clock, self.inbox
+                )
         finally:
             wakeup.close()
 
