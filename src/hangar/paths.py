@@ -78,6 +78,10 @@ class HangarPaths:
         return self.home / "local-run-spool"
 
     @property
+    def discussion_spool_dir(self) -> Path:
+        return self.home / "discussion-spool"
+
+    @property
     def trash_dir(self) -> Path:
         return self.home / "trash"
 
@@ -95,6 +99,7 @@ class HangarPaths:
             "configFile": str(self.config_file),
             "providersDir": str(self.providers_dir),
             "spoolDir": str(self.spool_dir),
+            "discussionSpoolDir": str(self.discussion_spool_dir),
             "trashDir": str(self.trash_dir),
             "logsDir": str(self.logs_dir),
         }

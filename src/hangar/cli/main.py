@@ -11,7 +11,9 @@ import sys
 import click
 
 from hangar import __version__
+from hangar.cli.claude_plan_hook import claude_plan_hook_command
 from hangar.cli.claude_session_hook import claude_session_hook_command
+from hangar.cli.discuss import discuss_alias, discuss_group
 from hangar.cli.info import paths_command, status_command, version_command
 from hangar.cli.issues import issue_group
 from hangar.cli.local_run import local_run_group
@@ -52,8 +54,11 @@ cli.add_command(search_command)
 for _command in TASK_LIFECYCLE_COMMANDS:
     tasks_group.add_command(_command)
 cli.add_command(run_command)
+cli.add_command(discuss_group)
+cli.add_command(discuss_alias)
 cli.add_command(local_run_group)
 cli.add_command(claude_session_hook_command)
+cli.add_command(claude_plan_hook_command)
 
 
 def main() -> None:

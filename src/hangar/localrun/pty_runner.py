@@ -198,9 +198,7 @@ class TerminalPtyRunner:
                 _user_terminal(self.stdin_fd, True),
                 _forwarded_signals(process.pid, self.stdin_fd, master, on_resize=wakeup.record),
             ):
-                pump_with_engine(
-                    process, master, self.stdin_fd, engine, wakeup, clock, self.inbox
-                )
+                pump_with_engine(process, master, self.stdin_fd, engine, wakeup, clock, self.inbox)
         finally:
             wakeup.close()
 

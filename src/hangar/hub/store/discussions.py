@@ -24,7 +24,6 @@ Contracts:
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -39,6 +38,7 @@ from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import schema
 from hangar.hub.store.workspaces import Workspace, iso
 from hangar.hub.store.writes import transaction
+from hangar.localrun.discussion.plans import plan_digest
 from hangar.localrun.redact import redact_text
 
 LEASE_SECONDS = 90
@@ -89,11 +89,6 @@ class PlanChanged(HangarError):
 
 def now() -> datetime:
     return datetime.now(UTC)
-
-
-def plan_digest(markdown: str) -> str:
-    """The ``planDigest`` of a plan: SHA-256 of its UTF-8 text, hex."""
-    return hashlib.sha256(markdown.encode("utf-8")).hexdigest()
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -171,7 +166,12 @@ def _json(conn: Connection, workspace: Workspace, row: Any, turns: bool) -> dict
         "turnCount": count,
         "plan": None
         if plan is None
-        else {"content": plan.content, "sourceKey": plan.source_key, "role": plan.role},
+        else {
+            "content": plan.content,
+            "source": plan.source,
+            "sourceKey": plan.source_key,
+            "role": plan.role,
+        },
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }
