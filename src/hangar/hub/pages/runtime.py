@@ -14,6 +14,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.context import Hub, hub_of
+from hangar.hub.pages.discussions import router as discussions_router
 from hangar.hub.pages.issues import router as issues_router
 from hangar.hub.pages.page import page
 from hangar.hub.pages.rendering import render
@@ -28,6 +29,7 @@ from hangar.transcripts.paging import encode_cursor
 
 router = APIRouter(include_in_schema=False)
 router.include_router(issues_router)
+router.include_router(discussions_router)
 
 
 @router.get("/")
