@@ -51,8 +51,13 @@ class DiscussionRecorder:
         self._turns = turns
         self._lock = threading.Lock()
         self.last_answer: SavedText | None = None
-        self.kept = 0
+        self._kept: set[tuple[str, str]] = set()
         self.dropped = 0
+
+    @property
+    def kept(self) -> int:
+        """How many turns (distinct source keys) were kept."""
+        return len(self._kept)
 
     def report(self, message: RunMessage) -> None:
         if is_question(message):
@@ -74,11 +79,11 @@ class DiscussionRecorder:
         and the issue gets, exactly the text the hub keeps)."""
         text = redact_text(text)
         self._turns.report(RunMessage("text", source, source_key, text, input={"kind": PLAN_KIND}))
-        self.kept += 1
+        self._kept.add((source, source_key))
         return SavedText(text, source, source_key, "plan")
 
     def _keep(self, message: RunMessage) -> None:
-        self.kept += 1
+        self._kept.add((message.source, message.source_key))
         self._turns.report(
             RunMessage(message.type, message.source, message.source_key, message.content)
         )

@@ -10,8 +10,8 @@ and answers when that returns:
 
 - bound (issue and run exist): an empty answer; the hook returns and the same Claude
   session goes on implementing (LR-211, LR-212);
-- cancelled (Ctrl+C on the card): ``{"decision": "block", "reason": …}``, then hangar ends
-  Claude (LR-213).
+- cancelled (Ctrl+C on the card): hangar ends Claude and the hook answers
+  ``{"decision": "block", "reason": …}`` (LR-213).
 
 The answer never carries the issue's description (LR-215). There is no PreToolUse hook, no
 injected context and no ``/clear`` orchestration (LR-214). Plans Claude proposes are also
@@ -80,8 +80,11 @@ def plan_hook(
         result = hooks.native_handoff(PlanHandoff(plan, SOURCE_CLAUDE, key))
         if result is HandoffResult.BOUND:
             return b"", None
+        # End Claude first, so the blocked action cannot be acted on in the moment between
+        # the answer and the end; the answer still says what happened.
+        hooks.end_provider()
         answer = {"decision": "block", "reason": BLOCK_REASON}
-        return json.dumps(answer).encode(), hooks.end_provider
+        return json.dumps(answer).encode(), None
 
     return PLAN_HOOK_PATH, handle
 
