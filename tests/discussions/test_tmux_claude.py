@@ -29,6 +29,7 @@ from .kit import (
 pytestmark = pytest.mark.real_agents
 
 ECHO = "❯\u00a0"
+RESUME = r"resume it with `hangar discuss -- (claude --resume [0-9a-f-]{36})`"
 
 
 def test_plan_mode_exit_plan_mode_card_issue_and_the_run_goes_on(sandbox_hub: SandboxHub) -> None:
@@ -71,8 +72,10 @@ def test_plan_mode_exit_plan_mode_card_issue_and_the_run_goes_on(sandbox_hub: Sa
         term.wait_text("Implementing now.")
         say(term, "next step", ECHO)
         wait_until(
-            lambda: "next step" in comments(hub, "HGR-1")
-            and any(c.endswith("Second step done.") for c in comments(hub, "HGR-1")),
+            lambda: (
+                "next step" in comments(hub, "HGR-1")
+                and any(c.endswith("Second step done.") for c in comments(hub, "HGR-1"))
+            ),
             90,
             "the next turn as issue comments",
         )
@@ -113,7 +116,7 @@ def test_ctrl_c_on_the_native_card_ends_claude_and_the_discussion_resumes_with_i
         term.key("C-c")
         lines = term.wait_for(lambda _: term.dead(), "hangar discuss to end", 60)
         text = "".join(lines)  # the summary may wrap at the pane's width
-        match = re.search(r"resume it with `hangar discuss -- (claude --resume [0-9a-f-]{36})`", text)
+        match = re.search(RESUME, text)
         assert match, text
         assert term.pane.cmd("display-message", "-p", "#{pane_dead_status}").stdout == ["0"]
     finally:
