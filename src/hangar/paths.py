@@ -9,11 +9,10 @@ environment other than the current process's.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import platformdirs
 
 Env = Mapping[str, str]
 
@@ -40,6 +39,15 @@ def hangar_home(environ: Env | None = None) -> Path:
         return Path(env["XDG_DATA_HOME"]) / "hangar"
     if environ is not None:
         return user_home(env) / ".local" / "share" / "hangar"
+    if sys.platform.startswith("linux"):
+        # platformdirs' own answer on Linux, without importing it (and its tempfile and
+        # random) on every command: an XDG data home that is set and absolute, else
+        # ~/.local/share.
+        xdg = env.get("XDG_DATA_HOME", "").strip()
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else user_home(env) / ".local" / "share"
+        return base / "hangar"
+    import platformdirs
+
     return platformdirs.user_data_path("hangar", appauthor=False)
 
 

@@ -7,8 +7,6 @@ A corrupt or unknown value is an error naming its source; nothing is ever rewrit
 
 from __future__ import annotations
 
-import socket
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +31,16 @@ class Setting:
         return "HANGAR_" + self.name.upper()
 
 
+def _hostname() -> str:
+    import socket  # only when the default is needed: every command loads the settings
+
+    return socket.gethostname()
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", str, lambda: "127.0.0.1", "Address `hangar serve` binds to."),
     Setting("port", int, lambda: 8765, "Port `hangar serve` listens on.", minimum=0),
-    Setting(
-        "device_name", str, socket.gethostname, "Human name of this device (default: hostname)."
-    ),
+    Setting("device_name", str, _hostname, "Human name of this device (default: hostname)."),
     Setting(
         "server_url",
         str,
@@ -124,6 +126,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorruptFileError(path=path, problem=f"not UTF-8 (byte {exc.start})") from None
+    import tomllib  # only when there is a file to read
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -18,6 +18,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         store="hangar.agents.codex:CodexStore",
         live="hangar.localrun.providers.codex:CodexProvider",
         control="hangar.agents.codex.control:CodexControl",
+        usage="hangar.agents.codex.usage:scan_usage",
         executables=("codex",),
     ),
     Agent(
@@ -27,6 +28,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=HomeSpec("CLAUDE_CONFIG_DIR", (".claude",)),
         store="hangar.agents.claude:ClaudeStore",
         live="hangar.localrun.providers.claude:ClaudeProvider",
+        usage="hangar.agents.claude.usage:scan_usage",
         executables=("claude",),
     ),
     Agent(
@@ -36,6 +38,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=xdg_data("opencode"),
         extra_homes=(("config", xdg_config("opencode")),),
         store="hangar.agents.opencode:OpenCodeStore",
+        usage="hangar.agents.usage_rules:scan_opencode_style",
         executables=("opencode",),
     ),
     Agent(
@@ -44,6 +47,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cn",
         home=HomeSpec("CONTINUE_GLOBAL_DIR", (".continue",)),
         store="hangar.agents.continue_cli:ContinueStore",
+        usage="hangar.agents.usage_rules:scan_openai_style",
         executables=("cn",),
     ),
     Agent(
@@ -52,6 +56,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Gm",
         home=HomeSpec("GEMINI_CLI_HOME", (), (".gemini",)),
         store="hangar.agents.gemini:GeminiStore",
+        usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("gemini",),
     ),
     Agent(
@@ -60,6 +65,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cp",
         home=HomeSpec("COPILOT_HOME", (".copilot",)),
         store="hangar.agents.copilot:CopilotStore",
+        usage="hangar.agents.usage_rules:scan_openai_style",
         executables=("copilot",),
     ),
     Agent(
@@ -76,6 +82,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Qw",
         home=HomeSpec("QWEN_HOME", (".qwen",)),
         store="hangar.agents.qwen:QwenStore",
+        usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("qwen",),
     ),
     Agent(

@@ -8,7 +8,9 @@ parser, PTY or web code:
 * ``store``   — an :class:`~hangar.agents.base.AgentStore` subclass (discover and read sessions);
 * ``live``    — a local-run provider class (``hangar run`` / ``hangar discuss``);
 * ``control`` — an :class:`~hangar.agents.control.AgentControl` subclass (rename, archive,
-  delete … through the agent's own interface).
+  delete … through the agent's own interface);
+* ``usage``   — a function ``(store, source) -> Iterator[UsageEvent]``: the session's model
+  calls with their token counts, from the agent's own records.
 
 Built-ins are declared in :mod:`hangar.agents.builtin`; third-party packages add agents through
 the ``hangar.agents`` entry point group, each entry point naming an :class:`Agent` object.
@@ -30,8 +32,13 @@ from hangar.errors import UsageError
 from hangar.paths import Env
 
 if TYPE_CHECKING:
-    from hangar.agents.base import AgentStore
+    from collections.abc import Callable, Iterator
+
+    from hangar.agents.base import AgentStore, SessionSource
     from hangar.agents.control import AgentControl
+    from hangar.model import UsageEvent
+
+    UsageScanner = Callable[[AgentStore, SessionSource], Iterator[UsageEvent]]
 
 log = logging.getLogger("hangar.agents")
 
@@ -53,6 +60,7 @@ class Agent:
     store: str | None = None
     live: str | None = None
     control: str | None = None
+    usage: str | None = None
     executables: tuple[str, ...] = ()
     """Executable basenames that run this agent (how ``hangar run -- CLI`` picks it)."""
 
@@ -68,7 +76,9 @@ class Agent:
 
     def facets(self) -> tuple[str, ...]:
         return tuple(
-            name for name in ("store", "live", "control") if getattr(self, name) is not None
+            name
+            for name in ("store", "live", "control", "usage")
+            if getattr(self, name) is not None
         )
 
     def store_class(self) -> type[AgentStore] | None:
@@ -80,6 +90,9 @@ class Agent:
 
     def control_class(self) -> type[AgentControl] | None:
         return self._load("control")  # type: ignore[no-any-return]
+
+    def usage_scanner(self) -> UsageScanner | None:
+        return self._load("usage")  # type: ignore[no-any-return]
 
     def live_class(self) -> Any:
         """The local-run provider class (typed by the local-run layer that uses it)."""
@@ -185,7 +198,42 @@ def _load() -> None:
                 log.warning("agent plugin ignored: %s", exc)
 
 
+def _declares_group(group: str) -> bool:
+    """Whether any installed distribution may declare entry points in ``group``.
+
+    ``importlib.metadata`` costs tens of milliseconds to import and scan, on every command
+    that lists agents. A distribution declares entry points in its ``*.dist-info`` (or
+    ``*.egg-info``) ``entry_points.txt``, so reading those few small files answers "none" for
+    the common case; anything unusual on ``sys.path`` (a zip, an unreadable folder) answers
+    "maybe" and the full lookup runs.
+    """
+    import os
+    import sys
+    from pathlib import Path
+
+    header = f"[{group}]".encode()
+    for folder in sys.path:
+        try:
+            entries = list(os.scandir(folder or "."))
+        except NotADirectoryError:
+            return True  # a zip archive on sys.path: let importlib.metadata look inside
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith((".dist-info", ".egg-info")):
+                try:
+                    if header in Path(entry.path, "entry_points.txt").read_bytes():
+                        return True
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                except OSError:
+                    return True
+    return False
+
+
 def _entry_point_agents() -> list[Agent]:
+    if not _declares_group(ENTRY_POINT_GROUP):
+        return []
     from importlib.metadata import entry_points
 
     found: list[Agent] = []

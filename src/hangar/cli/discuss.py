@@ -95,10 +95,10 @@ def discuss_group(
     labels: tuple[str, ...],
     comments: str,
 ) -> None:
-    """Discuss the plan with an agent CLI first; `/hangarcreateissue` (or the CLI's own
-    implement-plan action) turns it into an issue.
+    """Discuss the plan with an agent CLI before the issue exists.
 
-    `hangar discuss -- claude`, `hangar ds -- codex`; `hangar discuss list`, `show ID`.
+    `/hangarcreateissue` (or the CLI's own implement-plan action) turns the plan into an
+    issue. `hangar discuss -- claude`, `hangar ds -- codex`; `hangar discuss list`, `show ID`.
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -207,6 +207,6 @@ discuss_alias = DiscussGroup(
     callback=discuss_group.callback,
     params=discuss_group.params,
     invoke_without_command=True,
-    help="Short for `hangar discuss` (LR-007).",
+    help="Short for `hangar discuss`.",
     context_settings={"ignore_unknown_options": True},
 )

@@ -1,16 +1,16 @@
-"""``hangar version``, ``hangar paths`` and ``hangar status``."""
+"""``hangar version``, ``hangar paths`` and ``hangar status``.
+
+``version`` is what a user runs to see that hangar works at all: it imports nothing beyond
+click; the other two import the registry and the databases inside their own bodies.
+"""
 
 from __future__ import annotations
 
 import json
-import platform
 
 import click
 
 from hangar import __version__
-from hangar.agents.registry import agent_homes
-from hangar.executor.database import bundled_migrations
-from hangar.paths import hangar_paths
 
 
 def _print_json(data: object) -> None:
@@ -22,6 +22,8 @@ def _print_json(data: object) -> None:
 def version_command(as_json: bool) -> None:
     """Print hangar's version."""
     if as_json:
+        import platform
+
         _print_json({"version": __version__, "python": platform.python_version()})
     else:
         click.echo(f"hangar {__version__}")
@@ -31,6 +33,9 @@ def version_command(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def paths_command(as_json: bool) -> None:
     """Print where hangar keeps its state and where each agent keeps its sessions."""
+    from hangar.agents.registry import agent_homes
+    from hangar.paths import hangar_paths
+
     paths = hangar_paths()
     homes = agent_homes()
     if as_json:
@@ -51,6 +56,7 @@ def paths_command(as_json: bool) -> None:
 def status_command(as_json: bool) -> None:
     """Open this device's state (creating and migrating it) and print a summary."""
     from hangar.composition import LocalHangar  # the ORM only for the command that needs it
+    from hangar.executor.database import bundled_migrations
     from hangar.hub.store.database import current_revision, head_revision
 
     with LocalHangar.open() as local:

@@ -2,6 +2,10 @@
 
 Deliberate errors (:class:`hangar.errors.HangarError`) print one line on stderr and exit 1
 (2 for usage errors); nothing ever prints a traceback at a user.
+
+Every command is a :class:`~hangar.cli.lazy.LazyCommand`: ``hangar --help`` and ``hangar
+version`` import no command module, and each command imports only what it uses (no web stack
+or ORM outside ``serve``, ``status`` and the hub clients).
 """
 
 from __future__ import annotations
@@ -11,22 +15,60 @@ import sys
 import click
 
 from hangar import __version__
-from hangar.cli.claude_plan_hook import claude_plan_hook_command
-from hangar.cli.claude_session_hook import claude_session_hook_command
-from hangar.cli.discuss import discuss_alias, discuss_group
-from hangar.cli.info import paths_command, status_command, version_command
-from hangar.cli.issues import issue_group
-from hangar.cli.local_run import local_run_group
-from hangar.cli.run import run_command
-from hangar.cli.search import search_command
-from hangar.cli.serve import serve_command
-from hangar.cli.tasks import tasks_group
-from hangar.cli.tasks_lifecycle import COMMANDS as TASK_LIFECYCLE_COMMANDS
+from hangar.cli.lazy import LazyCommand, LazyGroup
 from hangar.errors import HangarError, UsageError
 
+COMMANDS: dict[str, LazyCommand] = {
+    "version": LazyCommand("hangar.cli.info:version_command", "Print hangar's version."),
+    "paths": LazyCommand(
+        "hangar.cli.info:paths_command",
+        "Print where hangar keeps its state and where each agent keeps its sessions.",
+    ),
+    "status": LazyCommand(
+        "hangar.cli.info:status_command",
+        "Open this device's state (creating and migrating it) and print a summary.",
+    ),
+    "serve": LazyCommand(
+        "hangar.cli.serve:serve_command",
+        "Run the hub: HTTP API under /api, the web UI, live updates; Ctrl-C stops.",
+    ),
+    "issue": LazyCommand(
+        "hangar.cli.issues:issue_group", "Create, list, show and comment on issues of the hub."
+    ),
+    "tasks": LazyCommand(
+        "hangar.cli.tasks:tasks_group", "Agent sessions on this device (Codex, Claude Code, …)."
+    ),
+    "search": LazyCommand(
+        "hangar.cli.search:search_command",
+        'Search titles and transcripts (words are ANDed, "a phrase", prefix*).',
+    ),
+    "usage": LazyCommand(
+        "hangar.cli.usage:usage_command", "Token usage and cost per task, project, day or model."
+    ),
+    "run": LazyCommand(
+        "hangar.cli.run:run_command",
+        "Run CLI (codex, claude) in this terminal bound to ISSUE; its log syncs to the hub.",
+    ),
+    "discuss": LazyCommand(
+        "hangar.cli.discuss:discuss_group",
+        "Discuss the plan with an agent CLI before the issue exists.",
+    ),
+    "ds": LazyCommand("hangar.cli.discuss:discuss_alias", "Short for `hangar discuss`."),
+    "local-run": LazyCommand(
+        "hangar.cli.local_run:local_run_group", "Local runs (`hangar run`) on this machine."
+    ),
+    "__claude-session-hook": LazyCommand(
+        "hangar.cli.claude_session_hook:claude_session_hook_command", "", hidden=True
+    ),
+    "__claude-plan-hook": LazyCommand(
+        "hangar.cli.claude_plan_hook:claude_plan_hook_command", "", hidden=True
+    ),
+}
+"""Every top-level command: where it lives and the line ``--help`` shows for it."""
 
-class HangarGroup(click.Group):
-    """A click group that turns hangar errors into one-line messages."""
+
+class HangarGroup(LazyGroup):
+    """The top-level group: lazy commands, hangar errors as one-line messages."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -38,27 +80,12 @@ class HangarGroup(click.Group):
             ctx.exit(1)
 
 
-@click.group(cls=HangarGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=HangarGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, "-V", "--version", prog_name="hangar")
 def cli() -> None:
     """hangar: see, search and continue the work of every coding-agent CLI on this machine."""
-
-
-cli.add_command(version_command)
-cli.add_command(paths_command)
-cli.add_command(status_command)
-cli.add_command(serve_command)
-cli.add_command(issue_group)
-cli.add_command(tasks_group)
-cli.add_command(search_command)
-for _command in TASK_LIFECYCLE_COMMANDS:
-    tasks_group.add_command(_command)
-cli.add_command(run_command)
-cli.add_command(discuss_group)
-cli.add_command(discuss_alias)
-cli.add_command(local_run_group)
-cli.add_command(claude_session_hook_command)
-cli.add_command(claude_plan_hook_command)
 
 
 def main() -> None:

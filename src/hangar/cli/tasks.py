@@ -9,11 +9,36 @@ from typing import Any
 import click
 
 from hangar.cli.checklist_view import checklist_lines
+from hangar.cli.lazy import LazyCommand, LazyGroup
 from hangar.cli.local_executor import open_executor
+from hangar.cli.output import print_json
 
-
-def _print_json(data: object) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
+    "rename": LazyCommand(
+        "hangar.cli.tasks_lifecycle:rename_command",
+        "Give TASK a new TITLE (Codex through Codex itself).",
+    ),
+    "archive": LazyCommand(
+        "hangar.cli.tasks_lifecycle:archive_command",
+        "Archive TASK (it leaves the list; `tasks list --all` still shows it).",
+    ),
+    "unarchive": LazyCommand(
+        "hangar.cli.tasks_lifecycle:unarchive_command", "Bring an archived TASK back to the list."
+    ),
+    "delete": LazyCommand(
+        "hangar.cli.tasks_lifecycle:delete_command",
+        "Delete TASKS: hidden at once, files moved to the trash (restorable until purged).",
+    ),
+    "restore": LazyCommand(
+        "hangar.cli.tasks_lifecycle:restore_command",
+        "Undo the delete of TASK: its files come back byte for byte.",
+    ),
+    "purge": LazyCommand(
+        "hangar.cli.tasks_lifecycle:purge_command",
+        "Remove a deleted TASK from the trash for good (or all expired ones).",
+    ),
+}
+"""The commands that change a task (``hangar.cli.tasks_lifecycle``), loaded when used."""
 
 
 def relative_time(stamp: str | None, now: datetime | None = None) -> str:
@@ -35,7 +60,7 @@ def relative_time(stamp: str | None, now: datetime | None = None) -> str:
     return f"{seconds}s ago"
 
 
-@click.group("tasks")
+@click.group("tasks", cls=LazyGroup, lazy=LIFECYCLE_COMMANDS)
 def tasks_group() -> None:
     """Agent sessions on this device (Codex, Claude Code, …)."""
 
@@ -52,7 +77,7 @@ def list_command(as_json: bool, runtime: str | None, include_archived: bool) -> 
             payload["runtime"] = runtime
         data = executor.handle("runtime.tasks.list", payload)
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     for task in data["tasks"]:
         kind = {"worktree": "⎇ ", "chat": "💬"}.get(task["workspaceKind"], "  ")
@@ -111,7 +136,7 @@ def show_command(task: str, limit: int, before: str | None, as_json: bool) -> No
             payload["beforeCursor"] = before
         data = executor.handle("runtime.tasks.transcript", payload)
     if as_json:
-        _print_json(data)
+        print_json(data)
         return
     info = data["task"]
     click.echo(f"{info['title']}  ({info['runtime']}, {info['status']}, {info['workspacePath']})")

@@ -1,4 +1,6 @@
-"""``hangar tasks rename|archive|unarchive|delete|restore|purge`` (added to ``hangar tasks``).
+"""``hangar tasks rename|archive|unarchive|delete|restore|purge``.
+
+Lazy entries of ``hangar tasks`` (:data:`hangar.cli.tasks.LIFECYCLE_COMMANDS`).
 
 Each command calls the executor RPC of the same name on this device. ``delete`` writes the
 tombstone, then runs the delete worker in the foreground (with ``--no-wait`` it leaves the
@@ -139,13 +141,3 @@ def purge_command(task: str | None, expired: bool, as_json: bool) -> None:
             )
             line = f"purged {data['localTaskId'][:10]}"
     _print(data, as_json, line)
-
-
-COMMANDS = (
-    rename_command,
-    archive_command,
-    unarchive_command,
-    delete_command,
-    restore_command,
-    purge_command,
-)

@@ -14,27 +14,34 @@ import threading
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
-from hangar.agents.base import AgentStore, SessionSource
-from hangar.agents.control import AgentControl
-from hangar.agents.launch import AgentLauncher, PathLauncher
-from hangar.agents.registry import agent, open_stores
+from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.device import Device, load_or_create_device
 from hangar.errors import CorruptFileError, HangarError, NotFoundError
-from hangar.executor.cleanup import ManagedRoots
-from hangar.executor.controls import ControlBatch
 from hangar.executor.database import ExecutorDatabase
-from hangar.executor.delete_worker import DeleteWorker
-from hangar.executor.search_service import SearchService
+from hangar.executor.rescan import RescanGate
+from hangar.executor.stores import AgentStores
 from hangar.executor.task_index import TaskIndex
-from hangar.executor.task_lifecycle import Lifecycle
 from hangar.model import LocalTask, Transcript
 from hangar.paths import Env
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
 from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
+from hangar.transcripts.signature import FileSignature
 from hangar.transcripts.tail import TurnTables
+
+if TYPE_CHECKING:
+    # The helpers below are imported where they are first used: a `hangar tasks list` needs
+    # none of them.
+    from hangar.agents.control import AgentControl
+    from hangar.agents.launch import AgentLauncher
+    from hangar.executor.cleanup import ManagedRoots
+    from hangar.executor.controls import ControlBatch
+    from hangar.executor.delete_worker import DeleteWorker
+    from hangar.executor.search_service import SearchService
+    from hangar.executor.task_lifecycle import Lifecycle
+    from hangar.executor.usage import UsageCounter
 
 
 class ExecutorCore:
@@ -51,16 +58,23 @@ class ExecutorCore:
         self.settings = settings
         self.device = device
         self.db = db
-        self.stores: Mapping[str, AgentStore] = stores if stores is not None else open_stores()
-        self.launcher: AgentLauncher = launcher if launcher is not None else PathLauncher()
+        if not isinstance(stores, AgentStores):
+            stores = AgentStores(stores=stores) if stores is not None else AgentStores()
+        self.stores: AgentStores = stores
+        self._launcher = launcher
+        self._launcher_environ: Env | None = None
         self.index = TaskIndex(db, device.device_id)
+        self.rescans = RescanGate()
+        """Decides when a list rescans the agent homes (a session watcher arms it)."""
+        self._lists: dict[tuple[str | None, bool], tuple[int, list[LocalTask]]] = {}
         # Full reads by either engine leave turn tables the user-facing engine opens from.
         self.turn_tables = TurnTables()
         capacity = int(settings.transcript_cache_entries)
         self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
-        self._indexer = TranscriptEngine(capacity=2, tables=self.turn_tables)
+        # The background indexer and the search indexer read through this one engine, and
+        # each tells the other what it parsed: one parse per change feeds both indexes.
+        self._indexer = TranscriptEngine(capacity=8, tables=self.turn_tables)
         self._owns_db = owns_db
-        self._refresh_lock = threading.Lock()
         self._wake = threading.Event()
         self._worker: threading.Thread | None = None
         self._closing = False
@@ -80,22 +94,44 @@ class ExecutorCore:
         device = load_or_create_device(paths.device_file, settings.device_name)
         db = ExecutorDatabase(paths.executor_db)
         if stores is None:
-            stores = open_stores(environ)
-        if launcher is None:
-            launcher = PathLauncher(environ)
-        return cls(settings, device, db, stores=stores, launcher=launcher, owns_db=True)
+            stores = AgentStores(environ)
+        core = cls(settings, device, db, stores=stores, launcher=launcher, owns_db=True)
+        core._launcher_environ = environ
+        return core
 
     # -- helpers, created on first use ------------------------------------------------------
+    @property
+    def launcher(self) -> AgentLauncher:
+        """What starts agent CLIs (their own ``$PATH`` unless one was given)."""
+        if self._launcher is None:
+            from hangar.agents.launch import PathLauncher
+
+            self._launcher = PathLauncher(self._launcher_environ)
+        return self._launcher
+
     @cached_property
     def search(self) -> SearchService:
-        return SearchService(self.db, self.stores, self.refresh_index)
+        from hangar.executor.search_service import SearchService
+
+        return SearchService(
+            self.db,
+            self.stores,
+            self.refresh_index,
+            engine=self._indexer,
+            on_parse=self.learn,
+            revision=self.index.revision,
+        )
 
     @cached_property
     def lifecycle(self) -> Lifecycle:
+        from hangar.executor.task_lifecycle import Lifecycle
+
         return Lifecycle(self.db, self.device)
 
     @cached_property
     def deleter(self) -> DeleteWorker:
+        from hangar.executor.delete_worker import DeleteWorker
+
         return DeleteWorker(
             self.db, self.trash_root, self.open_control, on_deleted=self.search.indexer.forget
         )
@@ -105,28 +141,44 @@ class ExecutorCore:
         return self.settings.paths.trash_dir
 
     @cached_property
+    def usage(self) -> UsageCounter:
+        from hangar.executor.usage import UsageCounter
+
+        return UsageCounter(self.db, self.stores)
+
+    @cached_property
     def roots(self) -> ManagedRoots:
+        from hangar.executor.cleanup import ManagedRoots
+
         return ManagedRoots(self.settings.paths.home)
 
     def open_control(self, runtime: str) -> AgentControl | None:
         """The control facet of ``runtime``, rooted where this executor reads its sessions."""
+        from hangar.agents.registry import agent
+
         record = agent(runtime)
         cls = record.control_class() if record is not None else None
         if record is None or cls is None:
             return None
-        store = self.stores.get(runtime)
-        home = store.home if store is not None else record.resolve_home()
+        home = self.stores.home(runtime) if runtime in self.stores else record.resolve_home()
         return cls(home, self.launcher)
 
     def controls(self) -> ControlBatch:
         """Controls for one batch of operations (``with executor.controls() as c: …``)."""
+        from hangar.executor.controls import ControlBatch
+
         return ControlBatch(self.open_control)
 
     # -- tasks ------------------------------------------------------------------------------
-    def refresh_index(self) -> None:
-        with self._refresh_lock:
-            self.index.refresh(self.stores)
-        self._wake.set()
+    def refresh_index(self, *, force: bool = False) -> None:
+        """Bring the index up to date with the agent homes, when something may have changed
+        (see :class:`~hangar.executor.rescan.RescanGate`: once per change under a session
+        watcher, else one scan shared by concurrent callers)."""
+        if self.rescans.run(self._rescan, force=force):
+            self._wake.set()
+
+    def _rescan(self) -> None:
+        self.index.refresh(self.stores.listable(self.index.present_runtimes()))
 
     def list_tasks(
         self, *, runtime: str | None = None, include_archived: bool = False
@@ -134,12 +186,32 @@ class ExecutorCore:
         self.refresh_index()
         return self.index.list(runtime=runtime, include_archived=include_archived)
 
+    def listed(
+        self, *, runtime: str | None = None, include_archived: bool = False
+    ) -> tuple[int, list[LocalTask]]:
+        """``(revision, tasks)``: the current list and the
+        :meth:`~hangar.executor.task_index.TaskIndex.revision` it was read at.
+
+        The list is built once per revision and shared by every caller until the next change
+        (callers must not mutate it). The revision is read before the rows, so a change
+        between the two only makes the cached list newer than its revision says."""
+        self.refresh_index()
+        revision = self.index.revision()
+        key = (runtime, include_archived)
+        cached = self._lists.get(key)
+        if cached is not None and cached[0] == revision:
+            return cached
+        tasks = self.index.list(runtime=runtime, include_archived=include_archived)
+        result = (revision, tasks)
+        self._lists[key] = result
+        return result
+
     def resolve_task(self, key: str) -> str:
         """A localTaskId from an id, a unique id prefix, or the agent's own session id."""
         try:
             return self.index.resolve(key)
         except NotFoundError:
-            self.refresh_index()
+            self.refresh_index(force=True)  # a session seconds old: do not wait for the watcher
             return self.index.resolve(key)
 
     def transcript(
@@ -184,14 +256,16 @@ class ExecutorCore:
     def index_pending(self, max_tasks: int = 32) -> int:
         """Read in full up to ``max_tasks`` listed tasks whose file changed since their last
         full read, so the list shows their message count, status and title; returns how
-        many were read. Uses its own small cache, so it never evicts transcripts a user
-        has open."""
+        many were read. The same parse updates the search index. Uses the indexing engine
+        (shared with the search indexer), so it never evicts transcripts a user has open."""
         done = 0
         for local_task_id in self.index.stale(max_tasks):
             try:
-                self._read(self._indexer, local_task_id, refresh=True)
+                entry = self._read(self._indexer, local_task_id, refresh=True)
             except HangarError:
                 continue
+            if entry is not None:
+                self.search.indexer.index_parsed(local_task_id, entry)
             done += 1
         return done
 
@@ -274,10 +348,18 @@ class ExecutorCore:
             raise CorruptFileError(path=source.path, problem=f"cannot read: {exc}") from None
         if entry.base > 0:
             return entry  # a tail-first read knows only its last turns: learn nothing
-        summary = entry.summary
-        sig = entry.signature
+        self.learn(local_task_id, entry.summary, entry.signature)
+        return entry
+
+    def learn(self, local_task_id: str, summary: SessionSummary, sig: FileSignature) -> None:
+        """Record what a full read of the task's file (at signature ``sig``) learned, unless
+        the index already says so. Any full parse reports here — the background indexer's,
+        a transcript page's, the search indexer's — so no other reader parses it again."""
         signature = f"{sig.device}:{sig.inode}:{sig.size}:{sig.mtime_ns}"
-        row = self.index.row(local_task_id)
+        try:
+            row = self.index.row(local_task_id)
+        except NotFoundError:
+            return  # deleted meanwhile
         known = (row["message_count"], row["status"], row["title"], row["model"], row["signature"])
         learned = (
             summary.message_count,
@@ -288,4 +370,3 @@ class ExecutorCore:
         )
         if known != learned:
             self.index.record_parse(local_task_id, summary, signature)
-        return entry

@@ -14,7 +14,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from hangar.errors import DatabaseError
@@ -29,10 +28,19 @@ class Migration:
     sql: str
 
 
+def _migration_files() -> list[Path]:
+    """The package's ``migrations`` folder, read as plain files (the package is installed
+    unpacked; ``importlib.resources`` and the zipfile module it loads cost every command a
+    few milliseconds)."""
+    from hangar.executor import migrations
+
+    return sorted(Path(migrations.__file__).parent.iterdir())
+
+
 def bundled_migrations() -> list[Migration]:
     """The migrations shipped in this package, in order."""
     found: list[Migration] = []
-    for entry in resources.files("hangar.executor.migrations").iterdir():
+    for entry in _migration_files():
         match = _MIGRATION_NAME.match(entry.name)
         if match:
             found.append(Migration(int(match.group(1)), entry.name, entry.read_text("utf-8")))

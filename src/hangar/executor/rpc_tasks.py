@@ -1,7 +1,9 @@
 """``runtime.tasks.list|transcript`` handlers.
 
-* ``runtime.tasks.list {runtime?, includeArchived?}`` → ``{"tasks": [LocalTask…]}``, after an
-  incremental index refresh (RW-028/029).
+* ``runtime.tasks.list {runtime?, includeArchived?, ifRevision?}`` → ``{"tasks": [LocalTask…],
+  "revision": N}``, after an incremental index refresh (RW-028/029). ``revision`` moves with
+  every change to the list; a caller that passes the revision it holds as ``ifRevision`` gets
+  ``{"tasks": [], "revision": N, "unchanged": true}`` while the list is still the same.
 * ``runtime.tasks.transcript {localTaskId, limit?, beforeCursor?, refresh?}`` →
   ``{"task": LocalTask, **Transcript}`` (RW-062..066, RW-075..080). ``refresh`` (default
   true) checks the file's signature and reads only appended bytes; ``false`` serves the
@@ -18,8 +20,12 @@ from hangar.protocol.tasks import ListTasks, TaskList, TranscriptPage, Transcrip
 
 
 def list_tasks(executor: ExecutorCore, request: ListTasks) -> TaskList:
-    tasks = executor.list_tasks(runtime=request.runtime, include_archived=request.include_archived)
-    return TaskList(tasks=tasks)
+    revision, tasks = executor.listed(
+        runtime=request.runtime, include_archived=request.include_archived
+    )
+    if request.if_revision is not None and request.if_revision == revision:
+        return TaskList(tasks=[], revision=revision, unchanged=True)
+    return TaskList(tasks=tasks, revision=revision)
 
 
 def transcript(executor: ExecutorCore, request: TranscriptRequest) -> TranscriptPage:

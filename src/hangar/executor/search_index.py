@@ -7,12 +7,19 @@ only when a query asks for it). Messages keep their transcript ``index``, so a h
 the transcript at that message.
 
 Incremental contract: reading goes through a :class:`~hangar.transcripts.engine.TranscriptEngine`
-of its own, so the indexer uses the same signatures, byte offsets and append path as the
-transcript engine. A task whose signature did not change is not read at all; after an append
-only the new bytes are read (while its parse state is cached) and only the rows from the first
-changed message on are replaced. ``stats.bytes_read`` counts every transcript byte read.
+(the executor's indexing engine, shared with the LocalTask index), so the indexer uses the
+same signatures, byte offsets and append path as the transcript engine. A task whose
+signature did not change is not read at all; after an append only the new bytes are read
+(while its parse state is cached) and only the rows from the first changed message on are
+replaced. ``stats.bytes_read`` counts every transcript byte read.
 A source that cannot be read or parsed records its error in ``search_progress`` and the rest
 of the index is untouched.
+
+One parse per change: every full parse the indexer makes (here or in a worker process) is
+reported to ``on_parse`` (the executor records the message count, status and title it
+learned, so its background indexer does not read that file again), and the executor's
+background indexer hands the sessions it parses to :meth:`SearchIndexer.index_parsed` (so this
+indexer does not read them again either).
 
 A large first build (more than :data:`PARALLEL_MIN_BYTES` pending) parses sessions in
 ``workers`` processes while this process writes the index; those sessions are then cold in
@@ -32,14 +39,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hangar.agents.base import AgentStore, SessionSource
+from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.search_text import prepare_text
 from hangar.executor.trash import now_iso
 from hangar.model import Message, PlanBlock, TextBlock, ToolBlock
-from hangar.transcripts.engine import EngineStats, TranscriptEngine
+from hangar.transcripts.engine import CachedTranscript, EngineStats, TranscriptEngine
 from hangar.transcripts.signature import FileSignature, sign, stat_matches
 
 MAX_COMMAND_CHARS = 4096
@@ -52,6 +59,9 @@ MAX_MESSAGES = (1 << SEQ_SHIFT) - 1
 Row = tuple[int, str, str | None, str, str]
 """(message index, role, createdAt, body, output) as stored (CJK already prepared)."""
 _COMMAND_KEYS = ("command", "cmd", "commands", "pattern", "query", "file_path", "path", "url")
+
+OnParse = Callable[[str, SessionSummary, FileSignature], None]
+"""``on_parse(local_task_id, summary, signature)``: a full parse of the task's file happened."""
 
 
 @dataclass
@@ -136,8 +146,12 @@ def index_rows(messages: Iterable[Message]) -> list[Row]:
 _WORKER_STORES: dict[str, AgentStore] = {}
 
 
-def parse_for_index(job: tuple[str, AgentHome, SessionSource]) -> tuple[str, int, list[Row]]:
-    """Worker-process side of a parallel build: (signature, offset, rows) of one session."""
+Parsed = tuple[str, int, list[Row], SessionSummary]
+"""What a worker returns: (signature, byte offset, rows, summary) of one session."""
+
+
+def parse_for_index(job: tuple[str, AgentHome, SessionSource]) -> Parsed:
+    """Worker-process side of a parallel build: one session parsed and turned into rows."""
     runtime, home, source = job
     store = _WORKER_STORES.get(runtime)
     if store is None:
@@ -145,19 +159,27 @@ def parse_for_index(job: tuple[str, AgentHome, SessionSource]) -> tuple[str, int
         _WORKER_STORES[runtime] = store
     engine = TranscriptEngine(capacity=1)
     entry = engine.read("job", store, source)
-    return entry.signature.encode(), entry.offset, index_rows(entry.messages)
+    return entry.signature.encode(), entry.offset, index_rows(entry.messages), entry.summary
 
 
 class SearchIndexer:
     """Indexes LocalTasks into ``search_rows`` / ``search_fts`` (see the module contract)."""
 
     def __init__(
-        self, db: ExecutorDatabase, stores: Mapping[str, AgentStore], cache_entries: int = 8
+        self,
+        db: ExecutorDatabase,
+        stores: Mapping[str, AgentStore],
+        cache_entries: int = 8,
+        *,
+        engine: TranscriptEngine | None = None,
+        on_parse: OnParse | None = None,
     ) -> None:
         self.db = db
         self.stores = stores
-        self.engine = TranscriptEngine(capacity=cache_entries)
+        self.engine = engine if engine is not None else TranscriptEngine(capacity=cache_entries)
+        self.on_parse = on_parse
         self._seen: dict[str, list[Message]] = {}
+        self._seen_capacity = max(cache_entries, self.engine.capacity) * 2
 
     @property
     def stats(self) -> EngineStats:
@@ -173,7 +195,7 @@ class SearchIndexer:
                 " t.title, t.title_override, t.workspace_path, p.signature AS indexed_signature,"
                 " p.title AS indexed_title, p.error AS indexed_error"
                 " FROM local_tasks t LEFT JOIN search_progress p USING (local_task_id)"
-                " WHERE t.deleted_at IS NULL"
+                " WHERE t.deleted_at IS NULL ORDER BY t.updated_at DESC"
             )
             .fetchall()
         )
@@ -242,12 +264,16 @@ class SearchIndexer:
                 row, size, _ = jobs[futures[future]]
                 title = row["title_override"] or row["title"] or ""
                 try:
-                    signature, offset, rows = future.result()
+                    signature, offset, rows, summary = future.result()
                 except Exception:  # parse failed in the worker: retry here, records the error
                     rest.append((row, size))
                     continue
                 self.stats.bytes_read += size
+                self.stats.full_parses += 1
                 self._write(row["local_task_id"], title, signature, 0, rows, offset=offset)
+                decoded = FileSignature.decode(signature)
+                if self.on_parse is not None and decoded is not None:
+                    self.on_parse(row["local_task_id"], summary, decoded)
                 done(True, size)
         return [r for r, _ in rest], [s for _, s in rest]
 
@@ -262,20 +288,50 @@ class SearchIndexer:
             self._write(task_id, title, "", None, [], error="no reader for this task")
             return False
         try:
+            parses = self.engine.stats.full_parses
             entry = self.engine.read(task_id, store, source)
         except (OSError, ValueError, TypeError) as exc:
             self._write(task_id, title, row["indexed_signature"] or "", None, [], error=str(exc))
             return False
+        if self.on_parse is not None and self.engine.stats.full_parses != parses:
+            self.on_parse(task_id, entry.summary, entry.signature)
+        fresh = row["indexed_signature"] is None or bool(row["indexed_error"])
+        self._index_entry(task_id, title, entry, fresh)
+        return True
+
+    def index_parsed(self, task_id: str, entry: CachedTranscript) -> bool:
+        """Index ``entry``, a full read of the task this indexer's engine just made for
+        someone else (the executor's background indexer), unless the index already holds
+        that signature; ``False`` when nothing was written."""
+        row = (
+            self.db.read()
+            .execute(
+                "SELECT t.title, t.title_override, p.signature, p.title AS indexed_title,"
+                " p.error FROM local_tasks t LEFT JOIN search_progress p USING (local_task_id)"
+                " WHERE t.local_task_id = ? AND t.deleted_at IS NULL",
+                (task_id,),
+            )
+            .fetchone()
+        )
+        if row is None or entry.base != 0:
+            return False
+        title = row["title_override"] or row["title"] or ""
+        signature = entry.signature.encode()
+        if row["signature"] == signature and row["indexed_title"] == title and not row["error"]:
+            return False
+        self._index_entry(task_id, title, entry, row["signature"] is None or bool(row["error"]))
+        return True
+
+    def _index_entry(self, task_id: str, title: str, entry: CachedTranscript, fresh: bool) -> None:
+        """Write the rows of ``entry`` from its first message that changed since this
+        indexer last saw the task (all of them when ``fresh``)."""
         previous = self._seen.get(task_id, [])
-        start = _first_changed(previous, entry.messages)
-        if row["indexed_signature"] is None or row["indexed_error"]:
-            start = 0
+        start = 0 if fresh else _first_changed(previous, entry.messages)
         self._seen[task_id] = list(entry.messages)
-        if len(self._seen) > self.engine.capacity * 2:
+        if len(self._seen) > self._seen_capacity:
             self._seen.pop(next(iter(self._seen)))
         rows = index_rows(entry.messages[start:])
         self._write(task_id, title, entry.signature.encode(), start, rows, offset=entry.offset)
-        return True
 
     @staticmethod
     def _source(row: sqlite3.Row) -> SessionSource | None:

@@ -3,6 +3,11 @@
 :class:`SearchService` owns the :class:`~hangar.executor.search_index.SearchIndexer` and its
 one background build. A search waits for indexing when little is pending; a large first build
 runs on a thread and the search answers from what is already indexed, with the progress.
+
+Finding what is pending stats every indexed session file, so a search does it only when the
+task list moved (its :meth:`~hangar.executor.task_index.TaskIndex.revision`, which every
+rescan that saw a changed file, every rename and every parse moves) since the last time
+nothing was pending: a search after nothing changed goes straight to the index.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections.abc import Callable, Mapping
 
 from hangar.agents.base import AgentStore
 from hangar.executor.database import ExecutorDatabase
-from hangar.executor.search_index import IndexProgress, SearchIndexer, source_size
+from hangar.executor.search_index import IndexProgress, OnParse, SearchIndexer, source_size
+from hangar.transcripts.engine import TranscriptEngine
 
 INDEX_WORKERS = min(4, os.cpu_count() or 1)
 """Processes that parse sessions during a large first build (see ``SearchIndexer.sync``)."""
@@ -29,8 +35,15 @@ class SearchService:
         db: ExecutorDatabase,
         stores: Mapping[str, AgentStore],
         refresh_tasks: Callable[[], None],
+        *,
+        engine: TranscriptEngine | None = None,
+        on_parse: OnParse | None = None,
+        revision: Callable[[], int] | None = None,
     ) -> None:
-        self.indexer = SearchIndexer(db, stores)
+        self.indexer = SearchIndexer(db, stores, engine=engine, on_parse=on_parse)
+        self._revision = revision
+        self._clean_at: int | None = None
+        """The list revision at which nothing was pending (``None``: not known)."""
         self.progress = IndexProgress()
         self.indexing = False
         self._refresh_tasks = refresh_tasks
@@ -59,8 +72,12 @@ class SearchService:
         self._refresh_tasks()
         if self.indexing:
             return self.progress
+        revision = self._revision() if self._revision is not None else None
+        if revision is not None and revision == self._clean_at:
+            return None
         pending = self.indexer.pending()
         if not pending:
+            self._clean_at = revision
             return None
         size = sum(source_size(row["source_path"]) for row in pending)
         if size <= FOREGROUND_INDEX_BYTES:

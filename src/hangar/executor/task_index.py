@@ -7,6 +7,9 @@ for the life of the index and never derived from its path. A file that disappear
 reported ``status: missing``. ``updatedAt`` comes from the session's content (its last
 record's time), so reading a task never moves it; :meth:`TaskIndex.record_parse` stores what
 a full read learned (title, message count, status, model) and never touches ``updatedAt``.
+
+:meth:`TaskIndex.revision` is a counter that triggers move with every change to
+``local_tasks`` (migration 0004): equal revisions mean an equal list.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,9 +58,9 @@ class TaskIndex:
         self.last_refresh = RefreshStats()
 
     # -------------------------------------------------------------- refresh
-    def refresh(self, stores: Mapping[str, AgentStore]) -> RefreshStats:
+    def refresh(self, stores: Iterable[AgentStore]) -> RefreshStats:
         stats = RefreshStats()
-        for store in stores.values():
+        for store in stores:
             try:
                 self._refresh_store(store, stats)
             except Exception as exc:  # one broken agent store must not hide the others' tasks
@@ -172,9 +175,23 @@ class TaskIndex:
         )
 
     # ---------------------------------------------------------------- reads
+    def revision(self) -> int:
+        """The list revision: it moves whenever any row of ``local_tasks`` changes."""
+        row = self.db.read().execute("SELECT revision FROM task_list_revision").fetchone()
+        return int(row[0])
+
+    def present_runtimes(self) -> set[str]:
+        """Runtimes with tasks not (yet) marked missing: their stores must be listed even
+        when the agent's home is gone, so those tasks become ``missing``."""
+        rows = self.db.read().execute("SELECT DISTINCT runtime FROM local_tasks WHERE missing = 0")
+        return {str(row[0]) for row in rows}
+
     def list(
         self, *, runtime: str | None = None, include_archived: bool = False
     ) -> list[LocalTask]:
+        return [self._task(row) for row in self._listed_rows(runtime, include_archived)]
+
+    def _listed_rows(self, runtime: str | None, include_archived: bool) -> sqlite3.Cursor:
         sql = "SELECT * FROM local_tasks WHERE parent_session_key IS NULL AND deleted_at IS NULL"
         args: list[object] = []
         if runtime:
@@ -183,7 +200,7 @@ class TaskIndex:
         if not include_archived:
             sql += " AND coalesce(archived_override, archived) = 0"
         sql += " ORDER BY updated_at DESC, local_task_id"
-        return [self._task(row) for row in self.db.read().execute(sql, args)]
+        return self.db.read().execute(sql, args)
 
     def get(self, local_task_id: str) -> LocalTask:
         return self._task(self.row(local_task_id))

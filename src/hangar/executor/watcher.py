@@ -6,7 +6,11 @@
 - :class:`SessionWatcher` watches every agent home with ``watchfiles`` and, after each batch of
   changes (new or growing session files), publishes ``runtime.changed`` so open pages refresh
   the list and the open transcript. Agent homes that appear later are picked up within a few
-  seconds. hangar's own home is never watched.
+  seconds. hangar's own home is never watched. While it watches it arms the executor's
+  :class:`~hangar.executor.rescan.RescanGate` and marks it dirty on every batch (before the
+  event goes out), so a list rescans the homes once per change instead of once per request;
+  its probe (one ``stat`` per agent home) disarms that shortcut the moment an agent home
+  appears or vanishes, until the watcher has restarted on the new set.
 
 Both are plain threads with ``stop()``; :func:`start_live_workers` starts them.
 """
@@ -24,6 +28,7 @@ import watchfiles
 
 from hangar.agents.homes import AgentHome
 from hangar.executor.core import ExecutorCore
+from hangar.executor.rescan import RescanGate
 from hangar.executor.search_index import IndexProgress
 
 log = logging.getLogger("hangar.executor.watcher")
@@ -35,10 +40,15 @@ RECHECK_MS = 3000
 
 def watched_roots(homes: Iterable[AgentHome], hangar_home: Path) -> list[Path]:
     """Existing agent-home directories, minus hangar's home."""
+    return [path for path in candidate_roots(homes, hangar_home) if path.is_dir()]
+
+
+def candidate_roots(homes: Iterable[AgentHome], hangar_home: Path) -> list[Path]:
+    """Every agent-home directory, existing or not, minus hangar's home."""
     roots: list[Path] = []
     for home in homes:
         for path in (home.root, *(p for _, p in home.extra)):
-            if path.is_dir() and not _inside(path, hangar_home) and path not in roots:
+            if not _inside(path, hangar_home) and path not in roots:
                 roots.append(path)
     return roots
 
@@ -55,22 +65,31 @@ class SessionWatcher(threading.Thread):
     """Publishes ``runtime.changed {deviceId, paths}`` after changes under the agent homes."""
 
     def __init__(
-        self, device_id: str, homes: list[AgentHome], hangar_home: Path, publish: Publish
+        self,
+        device_id: str,
+        homes: list[AgentHome],
+        hangar_home: Path,
+        publish: Publish,
+        gate: RescanGate | None = None,
     ) -> None:
         super().__init__(name="hangar-session-watcher", daemon=True)
         self.device_id = device_id
         self.homes = homes
         self.hangar_home = hangar_home
         self.publish = publish
-        self._stop = threading.Event()
+        self.gate = gate
+        self._stopping = threading.Event()
         self.batches = 0
+        self._candidates = candidate_roots(homes, hangar_home)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
+        if self.gate is not None:
+            self.gate.watching(False)
 
     def run(self) -> None:
         previous: list[Path] | None = None
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             roots = watched_roots(self.homes, self.hangar_home)
             if previous is not None and (added := [r for r in roots if r not in previous]):
                 # A new agent home may already hold sessions written before we watched it.
@@ -78,26 +97,46 @@ class SessionWatcher(threading.Thread):
                 self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths})
             previous = roots
             if not roots:
-                self._stop.wait(RECHECK_MS / 1000)
+                self._stopping.wait(RECHECK_MS / 1000)
                 continue
             log.info("watching %d agent home(s) for new sessions", len(roots))
             try:
                 self._watch(roots)
             except (OSError, RuntimeError) as exc:  # a root vanished under us: start over
                 log.warning("session watcher restarts: %s", exc)
-                self._stop.wait(1)
+                self._stopping.wait(1)
 
     def _watch(self, roots: list[Path]) -> None:
+        try:
+            self._watch_batches(roots)
+        finally:
+            if self.gate is not None:
+                self.gate.watching(False)
+
+    def _stale(self, roots: list[Path]) -> bool:
+        """Whether an agent home appeared or vanished since ``roots`` were watched."""
+        return any(path.is_dir() != (path in roots) for path in self._candidates)
+
+    def _watch_batches(self, roots: list[Path]) -> None:
+        armed = False
         for changes in watchfiles.watch(
             *roots,
-            stop_event=self._stop,
+            stop_event=self._stopping,
             debounce=300,
             step=50,
             rust_timeout=RECHECK_MS,
             yield_on_timeout=True,
             raise_interrupt=False,
         ):
+            # The first yield (changes or the first timeout) comes from a live inotify watch:
+            # from here on every change reaches this loop, so the gate may trust it.
+            if not armed and self.gate is not None:
+                self.gate.watching(True, probe=lambda: self._stale(roots))
+                armed = True
+                log.info("session watcher armed: lists rescan the agent homes on change only")
             if changes:
+                if self.gate is not None:
+                    self.gate.changed()  # before the event: a list it triggers must rescan
                 paths = sorted({path for _, path in changes})
                 self.batches += 1
                 log.debug("%d changed path(s) under the agent homes", len(paths))
@@ -109,9 +148,11 @@ class SessionWatcher(threading.Thread):
 class IndexWorker(threading.Thread):
     """Discovers and indexes this device's sessions once at start, logging its progress.
 
-    Steps: list (discovery), read the sessions whose files changed
-    (:meth:`~hangar.executor.core.ExecutorCore.index_pending`) and bring the search index up
-    to date. Each step logs how far it got; pages never wait.
+    Steps: list (discovery), bring the search index up to date (in parse worker processes
+    for a large first build), then read the sessions whose files still changed since their
+    last full read (:meth:`~hangar.executor.core.ExecutorCore.index_pending`). Each parse
+    feeds both the search index and the list's counts, so the second step only reads what
+    the first could not (none, usually). Each step logs how far it got; pages never wait.
     """
 
     def __init__(self, executor: ExecutorCore, publish: Publish) -> None:
@@ -119,11 +160,11 @@ class IndexWorker(threading.Thread):
         self.executor = executor
         self.publish = publish
         self.done = threading.Event()
-        self._stop = threading.Event()
+        self._stopping = threading.Event()
         self.summary: dict[str, Any] = {}
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
         self.done.wait(timeout=30)
 
     def run(self) -> None:
@@ -134,8 +175,10 @@ class IndexWorker(threading.Thread):
             log.info("indexing: %d sessions found in %.2fs", total, time.monotonic() - started)
             self.summary["sessions"] = total
             self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "listed"})
-            self.summary["read"] = self._read_changed(total)
             self.summary["searchIndex"] = self._sync_search_index()
+            self.summary["read"] = self._read_changed(total)
+            # Message counts, status and titles are known now: lists refresh.
+            self.publish(RUNTIME_CHANGED, {"deviceId": "", "reason": "indexed"})
             log.info("indexing: done in %.2fs", time.monotonic() - started)
             self.publish("index.progress", {"done": True, **self.summary})
         except Exception as exc:  # a worker must never take the hub down
@@ -145,7 +188,7 @@ class IndexWorker(threading.Thread):
 
     def _read_changed(self, total: int) -> int:
         done = 0
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             count = self.executor.index_pending(16)
             if count == 0:
                 break
@@ -183,9 +226,13 @@ class IndexWorker(threading.Thread):
 def start_live_workers(executor: ExecutorCore, publish: Publish) -> list[Any]:
     """Start the index worker and the session watcher of ``executor``'s device."""
     index = IndexWorker(executor, publish)
-    homes = [store.home for store in executor.stores.values()]
+    homes = executor.stores.homes()
     watcher = SessionWatcher(
-        executor.device.device_id, homes, executor.settings.paths.home, publish
+        executor.device.device_id,
+        homes,
+        executor.settings.paths.home,
+        publish,
+        gate=executor.rescans,
     )
     index.start()
     watcher.start()

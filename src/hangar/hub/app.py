@@ -28,6 +28,7 @@ from hangar.hub.api import events as events_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.api import usage as usage_api
 from hangar.hub.api.errors import error_response, install_error_handlers
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
@@ -48,6 +49,7 @@ API_ROUTERS = (
     events_api.router,
     local_runs_api.router,
     discussions_api.router,
+    usage_api.router,
 )
 
 

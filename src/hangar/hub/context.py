@@ -12,6 +12,7 @@ from starlette.requests import Request
 from hangar.hub.auth import Authenticator
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
+from hangar.hub.runtime_view import RuntimeView
 from hangar.hub.runtime_work import DeviceInfo
 from hangar.hub.store.workspaces import Workspace
 
@@ -24,6 +25,8 @@ class HubContext:
     auth: Authenticator
     events: EventBus
     extra: dict[str, Any] = field(default_factory=dict)
+    runtime_view: RuntimeView = field(default_factory=RuntimeView)
+    """The ``GET /api/runtime-work`` body, rebuilt once per change of a device's list."""
 
     def device_infos(self) -> list[DeviceInfo]:
         links = self.devices
@@ -39,11 +42,17 @@ class HubContext:
 
 
 def hub_of(request: Request) -> HubContext:
-    """The FastAPI dependency that hands a route its :class:`HubContext`."""
+    """The app's :class:`HubContext`, from a request."""
     ctx = request.app.state.hub
     assert isinstance(ctx, HubContext)
     return ctx
 
 
-Hub = Annotated[HubContext, Depends(hub_of)]
+async def _hub_dependency(request: Request) -> HubContext:
+    # ``async`` because it never blocks: FastAPI runs a plain ``def`` dependency on its
+    # thread pool, one thread hop for every request of every route.
+    return hub_of(request)
+
+
+Hub = Annotated[HubContext, Depends(_hub_dependency)]
 """Route parameter type: ``def route(ctx: Hub)`` receives the app's :class:`HubContext`."""

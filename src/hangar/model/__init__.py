@@ -21,6 +21,7 @@ from hangar.model.messages import (
     Usage,
 )
 from hangar.model.tasks import ContextUsage, LocalTask, Transcript
+from hangar.model.usage import TokenUse, UsageEvent
 
 __all__ = [
     "Attachment",
@@ -38,7 +39,9 @@ __all__ = [
     "PlanBlock",
     "TextBlock",
     "ThinkingBlock",
+    "TokenUse",
     "ToolBlock",
     "Transcript",
     "Usage",
+    "UsageEvent",
 ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hangar.protocol import tasks as t
+from hangar.protocol import usage as u
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ TASKS_CLEANUP_PREVIEW = Method("runtime.tasks.cleanup_preview", t.TaskIdsRequest
 TASKS_CLEANUP = Method("runtime.tasks.cleanup", t.TaskIdsRequest, JsonObject)
 INDEX_RUN = Method("runtime.index.run", t.NoArguments, t.IndexRun)
 INDEX_STATUS = Method("runtime.index.status", t.NoArguments, t.IndexStatus)
+USAGE_SUMMARY = Method("runtime.usage.summary", u.UsageRequest, u.UsageReport)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -67,4 +69,5 @@ METHODS: dict[str, Method] = _methods(
     TASKS_CLEANUP,
     INDEX_RUN,
     INDEX_STATUS,
+    USAGE_SUMMARY,
 )

@@ -36,6 +36,9 @@ class NoArguments(Wire):
 class ListTasks(Wire):
     runtime: str | None = None
     include_archived: bool = False
+    if_revision: int | None = None
+    """The list revision the caller holds: while it is still current the answer is
+    ``unchanged`` and carries no tasks."""
 
 
 class TaskRef(Wire):
@@ -86,6 +89,10 @@ class TaskIdsRequest(Wire):
 # -- responses ------------------------------------------------------------------------------
 class TaskList(Wire):
     tasks: list[LocalTask]
+    revision: int | None = None
+    """Moves with every change to the list (``None`` from an executor that does not count)."""
+    unchanged: bool = False
+    """``True``: the list is still the one at ``ifRevision`` (``tasks`` is then empty)."""
 
 
 class TranscriptPage(Transcript, kw_only=True):

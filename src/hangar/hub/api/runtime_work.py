@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
-from hangar.errors import HangarError, UsageError
+from hangar.errors import UsageError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.executor_link import RpcNotSupported
@@ -103,23 +103,24 @@ def _changed(ctx: HubContext, device_id: str, local_task_ids: list[str]) -> None
 
 
 @router.get("", summary="Devices, Projects with their tasks, and Conversations")
-def runtime_work_route(ctx: Hub) -> FastJSONResponse:
-    return FastJSONResponse(runtime_work(ctx))
+def runtime_work_route(ctx: Hub) -> Response:
+    _, encoded = _runtime_view(ctx)
+    return Response(encoded, media_type="application/json")
 
 
 def runtime_work(ctx: HubContext) -> dict[str, Any]:
-    """The ``GET /api/runtime-work`` body (also rendered by the web UI's sidebar)."""
-    infos = ctx.device_infos()
-    tasks: dict[str, list[dict[str, Any]]] = {}
-    errors: list[dict[str, str]] = []
-    for info in infos:
-        try:
-            tasks[info.device_id] = _tasks_of(ctx, info.device_id, include_archived=False)
-        except HangarError as exc:  # one failing device must not hide the others
-            errors.append({"deviceId": info.device_id, "code": exc.code, "message": str(exc)})
-    body = group_tasks(infos, tasks)
-    body["errors"] = errors
-    return body
+    """The ``GET /api/runtime-work`` body (also rendered by the web UI's sidebar); shared
+    between requests while no device's list changed, so it must not be mutated."""
+    return _runtime_view(ctx)[0]
+
+
+def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
+    def fetch(device_id: str, revision: int | None) -> rpc.TaskList:
+        request = rpc.ListTasks(if_revision=revision)
+        result: rpc.TaskList = ctx.devices.link(device_id).call(m.TASKS_LIST.name, request)
+        return result
+
+    return ctx.runtime_view.body(ctx.device_infos(), fetch)
 
 
 @router.post(

@@ -1,0 +1,90 @@
+"""When the LocalTask index rescans the agent homes: once per change, not once per request.
+
+A rescan stats every session file, so doing one per ``runtime.tasks.list`` makes twenty
+concurrent list calls twenty rescans in a row. :class:`RescanGate` runs ``scan`` for a caller
+only when needed:
+
+* **Watched** (a session watcher is attached and armed, see :meth:`RescanGate.watching`): a
+  scan runs only after the watcher reported a change (:meth:`RescanGate.changed`), or the
+  watcher's own probe says its view is stale (an agent home appeared or vanished). A request
+  after nothing changed costs one flag check.
+* **Unwatched** (the CLI, tests, a watcher that is starting or restarting): every request is
+  answered from a scan that *started after it arrived*, but concurrent requests share one: a
+  caller that arrives while a scan runs waits for it to end and is then covered by the next
+  scan, which serves every caller that was waiting. A burst of N calls costs at most two scans.
+
+``force=True`` (a key that did not resolve: the session may be seconds old) ignores the
+watcher but still shares scans. A change reported while a scan runs marks the gate dirty again,
+so it is never lost; a scan that raises leaves it dirty.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+Probe = Callable[[], bool]
+"""Returns ``True`` when the watcher's view is stale (cheap: a few ``stat`` calls)."""
+
+
+class RescanGate:
+    def __init__(self) -> None:
+        self._scan_lock = threading.Lock()
+        self._state = threading.Lock()
+        self._asked = 0
+        self._covered = 0
+        self._watched = False
+        self._dirty = True
+        self._probe: Probe | None = None
+        self.scans = 0
+        """Scans run so far (for tests and the benchmark)."""
+
+    def run(self, scan: Callable[[], object], *, force: bool = False) -> bool:
+        """Run ``scan`` if this caller needs one (see the module docstring); ``True`` when
+        this call ran it."""
+        with self._state:
+            if not force and self._watched and not self._dirty:
+                probe = self._probe
+                if probe is None or not probe():
+                    return False
+                self._dirty = True
+            self._asked += 1
+            ticket = self._asked
+        with self._scan_lock:
+            if self._covered >= ticket:
+                return False  # a scan that started after this call arrived has ended
+            with self._state:
+                covers = self._asked
+                self._dirty = False
+            try:
+                scan()
+            except BaseException:
+                with self._state:
+                    self._dirty = True
+                raise
+            self._covered = covers
+            self.scans += 1
+            return True
+
+    def changed(self) -> None:
+        """Something under the agent homes changed: the next request rescans."""
+        with self._state:
+            self._dirty = True
+
+    def watching(self, armed: bool, probe: Probe | None = None) -> None:
+        """A watcher starts (``armed``) or stops covering the agent homes. Arming marks the
+        gate dirty: changes made before the watch began are picked up by one more scan."""
+        with self._state:
+            self._watched = armed
+            self._probe = probe if armed else None
+            self._dirty = True
+
+    @property
+    def watched(self) -> bool:
+        return self._watched
+
+    @property
+    def requests(self) -> int:
+        """Callers that asked for a scan so far (those a watched, clean gate turned away do
+        not count)."""
+        return self._asked
