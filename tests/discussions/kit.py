@@ -80,10 +80,17 @@ def start_pty(
 
 def type_like_a_person(term: TmuxTerminal, text: str, echo: str = "› ") -> None:
     """One key at a time, each after the CLI echoed the previous one (Codex takes a burst of
-    keys for a paste and holds it; no person types like that)."""
+    keys for a paste and holds it; no person types like that). A space shows only as the
+    cursor moving on, so the cursor's column is part of the echo."""
+    start = term.cursor()[1]
     for end in range(1, len(text)):
         term.type(text[end - 1])
-        term.wait_text(f"{echo}{text[:end]}")
+        shown = f"{echo}{text[:end]}".rstrip()
+        term.wait_for(
+            lambda lines, shown=shown, end=end: any(shown in line for line in lines)
+            and term.cursor()[1] == start + end,
+            repr(text[:end]),
+        )
     term.type(text[-1])
 
 

@@ -1,0 +1,178 @@
+"""`hangar discuss -- codex` in a real terminal (tmux) around the real Codex TUI, in the
+sandbox: `/hangarcreateissue` and the card's execution choices, Ctrl+C back to the talk, and
+Codex's own plan mode with its "implement" actions held for hangar's card."""
+
+from __future__ import annotations
+
+import pytest
+
+from localrun.sandbox_hub import SandboxHub, wait_until
+
+from .kit import (
+    CODEX_READY,
+    PLAN,
+    comments,
+    open_fields,
+    start_tmux,
+    the_discussion,
+    to_create,
+    turns_of,
+    type_like_a_person,
+)
+
+pytestmark = pytest.mark.real_agents
+
+ANSWER = "Cache the turn table by file signature, then read it back after a restart."
+MENU_HELP = "↑/↓ select · Enter run"
+
+
+def ask(term, question: str) -> None:  # type: ignore[no-untyped-def]
+    type_like_a_person(term, question)
+    term.wait_text(f"› {question}")
+    term.key("Enter")
+
+
+def open_card(term) -> str:  # type: ignore[no-untyped-def]
+    """`/hangar` (the menu opens), Enter runs `/hangarcreateissue`: the card's plan page."""
+    type_like_a_person(term, "/hangar")
+    term.wait_text(MENU_HELP)
+    term.key("Enter")
+    return "\n".join(term.wait_text("1/2 the plan", 30))
+
+
+def ended(term) -> str:  # type: ignore[no-untyped-def]
+    lines = term.wait_for(lambda _: term.dead(), "hangar discuss to end", 60)
+    assert term.pane.cmd("display-message", "-p", "#{pane_dead_status}").stdout == ["0"]
+    return "".join(lines)  # joined: lines may wrap at the pane's width
+
+
+def start(hub: SandboxHub, turns: list[dict[str, str]]):  # type: ignore[no-untyped-def]
+    term = start_tmux(hub, ["codex"], turns)
+    term.wait_text(CODEX_READY, 90)
+    term.type("x")  # Codex swaps its welcome logo for its tips on the first key
+    term.wait_text("› x")
+    term.key("BSpace")
+    term.wait_text(CODEX_READY)
+    return term
+
+
+def test_hangarcreateissue_ctrl_c_back_then_only_create(sandbox_hub: SandboxHub) -> None:
+    """LR-006, LR-008, LR-009, LR-083, LR-084, LR-092, LR-109, LR-072: with no plan mode the
+    card's plan is Codex's last answer; Ctrl+C on the card goes back to the discussion; "only
+    create" makes the issue from that answer and ends Codex, the notice printed after it."""
+    hub = sandbox_hub
+    term = start(hub, [{"text": ANSWER}])
+    try:
+        assert the_discussion(hub)["issueKey"] is None and hub.ok("GET", "/api/issues")["issues"] == []
+        ask(term, "how should we cache?")
+        term.wait_text("read it back after a restart")
+        assert "Cache the turn table" in open_card(term)
+        term.key("C-c")  # back to the discussion: Codex is still there
+        term.wait_gone("1/2 the plan")
+        term.wait_text(CODEX_READY)
+        assert the_discussion(hub)["status"] == "open"
+        open_card(term)
+        assert "Continue discussing" in open_fields(term)
+        term.key("Right", "Right")
+        term.wait_text("only create the issue")
+        to_create(term)
+        term.key("Enter")
+        text = ended(term)
+    finally:
+        term.close()
+    assert "【Cache the turn table by file signature, then read it back after a restart.】" in text
+    assert "discussion became HGR-1 (only create the issue)" in text
+    discussion = the_discussion(hub)
+    assert (discussion["status"], discussion["executionMode"]) == ("issue_created", "create_only")
+    assert discussion["runId"] is None and hub.runs("HGR-1") == []
+    assert hub.ok("GET", "/api/issues/HGR-1")["description"] == ANSWER
+    assert turns_of(hub, discussion["id"]) == [
+        ("user", "how should we cache?"),
+        ("assistant", ANSWER),
+    ]
+
+
+def test_hand_to_an_agent_needs_an_agent_member(sandbox_hub: SandboxHub) -> None:
+    """LR-091, LR-079, LR-093: "hand to an agent" asks for an agent member; with one picked
+    (filtered as typed) the issue is assigned to it and Codex ends — the run will start
+    wherever that agent picks the issue up."""
+    hub = sandbox_hub
+    agent = hub.ok("POST", "/api/members", {"name": "Review bot", "role": "agent"})
+    term = start(hub, [{"text": ANSWER}])
+    try:
+        ask(term, "how should we cache?")
+        term.wait_text("read it back after a restart")
+        open_card(term)
+        open_fields(term)
+        term.key("Right")
+        term.wait_text("hand to an agent")
+        to_create(term)
+        term.key("Enter")  # no agent yet: the card says so and keeps everything
+        term.wait_text("pick the agent member to hand the issue to")
+        term.wait_text("> Assignee")
+        term.type("rev")
+        term.wait_text("> Review bot")
+        term.key("Enter")
+        term.wait_text("Assignee       Review bot")
+        term.key("Down", "Down", "Down")
+        term.wait_text("> [ Create issue ]")
+        term.key("Enter")
+        text = ended(term)
+    finally:
+        term.close()
+    assert "discussion became HGR-1 (hand to an agent)" in text
+    issue = hub.ok("GET", "/api/issues/HGR-1")
+    assert issue["assigneeId"] == agent["id"]
+    discussion = the_discussion(hub)
+    assert discussion["executionMode"] == "agent" and discussion["runId"] is None
+
+
+@pytest.mark.parametrize("choice", ["implement", "clear context and implement"])
+def test_codex_plan_mode_implement_action_opens_the_card_and_goes_on(
+    sandbox_hub: SandboxHub, choice: str
+) -> None:
+    """LR-010, LR-074, LR-085, LR-226, LR-227, LR-229, LR-230, LR-090: in Codex's plan mode
+    its `<proposed_plan>` is saved as the plan; its own "Yes, implement this plan" (or "clear
+    context and implement") is held while hangar's card creates the issue from that plan and
+    binds the run; then Codex implements, in the run's log and as issue comments."""
+    hub = sandbox_hub
+    proposal = f"Here is the plan.\n\n<proposed_plan>\n{PLAN}</proposed_plan>\n"
+    term = start(hub, [{"text": proposal}, {"text": "Implementing now."}])
+    try:
+        type_like_a_person(term, "/plan")
+        term.wait_text("switch to Plan mode")
+        term.key("Enter")
+        term.wait_text("Plan mode")
+        ask(term, "plan the cache")
+        term.wait_text("Implement this plan?", 60)
+        assert the_discussion(hub)["plan"]["content"] == PLAN
+        if choice != "implement":
+            term.key("Down")
+            term.wait_text("› 2. Yes, clear context")
+        term.key("Enter")
+        screen = "\n".join(term.wait_text("1/2 the plan", 30))
+        assert "# Cache the transcript index" in screen
+        fields = open_fields(term)
+        assert "Continue discussing" not in fields
+        to_create(term)
+        assert all("Implementing now." not in line for line in term.lines())  # Codex waits
+        term.key("Enter")
+        term.wait_text("Issue HGR-1 created", 30)
+        term.wait_text("Implementing now.", 60)
+        discussion = the_discussion(hub)
+        run_id = discussion["runId"]
+        wait_until(
+            lambda: any(m["content"] == "Implementing now." for m in hub.messages(run_id)),
+            30,
+            "the implementing turn in the run",
+        )
+        wait_until(
+            lambda: any(c.endswith("Implementing now.") for c in comments(hub, "HGR-1")),
+            60,
+            "the implementing turn as an issue comment",
+        )
+        assert hub.ok("GET", "/api/issues/HGR-1")["description"] == PLAN
+        roles = [role for role, _ in turns_of(hub, discussion["id"])]
+        assert sorted(roles) == ["assistant", "plan", "user"]
+    finally:
+        term.close()
