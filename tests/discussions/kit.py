@@ -87,8 +87,9 @@ def type_like_a_person(term: TmuxTerminal, text: str, echo: str = "› ") -> Non
         term.type(text[end - 1])
         shown = f"{echo}{text[:end]}".rstrip()
         term.wait_for(
-            lambda lines, shown=shown, end=end: any(shown in line for line in lines)
-            and term.cursor()[1] == start + end,
+            lambda lines, shown=shown, end=end: (
+                any(shown in line for line in lines) and term.cursor()[1] == start + end
+            ),
             repr(text[:end]),
         )
     term.type(text[-1])

@@ -63,7 +63,8 @@ def test_hangarcreateissue_ctrl_c_back_then_only_create(sandbox_hub: SandboxHub)
     hub = sandbox_hub
     term = start(hub, [{"text": ANSWER}])
     try:
-        assert the_discussion(hub)["issueKey"] is None and hub.ok("GET", "/api/issues")["issues"] == []
+        assert the_discussion(hub)["issueKey"] is None  # no issue and no run yet (LR-008)
+        assert hub.ok("GET", "/api/issues")["issues"] == []
         ask(term, "how should we cache?")
         term.wait_text("read it back after a restart")
         assert "Cache the turn table" in open_card(term)
