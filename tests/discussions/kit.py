@@ -159,3 +159,23 @@ def approve_claude_plan(term: TmuxTerminal) -> None:
     term.wait_text(CLAUDE_APPROVE, 60)
     wait_settled(term)
     term.key("Enter")
+
+
+def start_codex(
+    hub: SandboxHub, turns: list[dict[str, Any]] | None = None, **options: Any
+) -> TmuxTerminal:
+    """`hangar discuss -- codex` in tmux, ready for typing (the welcome logo gone)."""
+    term = start_tmux(hub, ["codex"], turns, **options)
+    term.wait_text(CODEX_READY, 90)
+    term.type("x")  # Codex swaps its welcome logo for its tips on the first key
+    term.wait_text("› x")
+    term.key("BSpace")
+    term.wait_text(CODEX_READY)
+    return term
+
+
+def ask_codex(term: TmuxTerminal, question: str) -> None:
+    """Type a question into Codex like a person and send it once it shows whole."""
+    type_like_a_person(term, question)
+    term.wait_text(f"› {question}")
+    term.key("Enter")

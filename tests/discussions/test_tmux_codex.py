@@ -11,9 +11,10 @@ from localrun.sandbox_hub import SandboxHub, wait_until
 from .kit import (
     CODEX_READY,
     PLAN,
+    ask_codex,
     comments,
     open_fields,
-    start_tmux,
+    start_codex,
     the_discussion,
     to_create,
     turns_of,
@@ -24,12 +25,6 @@ pytestmark = pytest.mark.real_agents
 
 ANSWER = "Cache the turn table by file signature, then read it back after a restart."
 MENU_HELP = "↑/↓ select · Enter run"
-
-
-def ask(term, question: str) -> None:  # type: ignore[no-untyped-def]
-    type_like_a_person(term, question)
-    term.wait_text(f"› {question}")
-    term.key("Enter")
 
 
 def open_card(term) -> str:  # type: ignore[no-untyped-def]
@@ -46,26 +41,16 @@ def ended(term) -> str:  # type: ignore[no-untyped-def]
     return "".join(lines)  # joined: lines may wrap at the pane's width
 
 
-def start(hub: SandboxHub, turns: list[dict[str, str]]):  # type: ignore[no-untyped-def]
-    term = start_tmux(hub, ["codex"], turns)
-    term.wait_text(CODEX_READY, 90)
-    term.type("x")  # Codex swaps its welcome logo for its tips on the first key
-    term.wait_text("› x")
-    term.key("BSpace")
-    term.wait_text(CODEX_READY)
-    return term
-
-
 def test_hangarcreateissue_ctrl_c_back_then_only_create(sandbox_hub: SandboxHub) -> None:
     """LR-006, LR-008, LR-009, LR-083, LR-084, LR-092, LR-109, LR-072: with no plan mode the
     card's plan is Codex's last answer; Ctrl+C on the card goes back to the discussion; "only
     create" makes the issue from that answer and ends Codex, the notice printed after it."""
     hub = sandbox_hub
-    term = start(hub, [{"text": ANSWER}])
+    term = start_codex(hub, [{"text": ANSWER}])
     try:
         assert the_discussion(hub)["issueKey"] is None  # no issue and no run yet (LR-008)
         assert hub.ok("GET", "/api/issues")["issues"] == []
-        ask(term, "how should we cache?")
+        ask_codex(term, "how should we cache?")
         term.wait_text("read it back after a restart")
         assert "Cache the turn table" in open_card(term)
         term.key("C-c")  # back to the discussion: Codex is still there
@@ -99,9 +84,9 @@ def test_hand_to_an_agent_needs_an_agent_member(sandbox_hub: SandboxHub) -> None
     wherever that agent picks the issue up."""
     hub = sandbox_hub
     agent = hub.ok("POST", "/api/members", {"name": "Review bot", "role": "agent"})
-    term = start(hub, [{"text": ANSWER}])
+    term = start_codex(hub, [{"text": ANSWER}])
     try:
-        ask(term, "how should we cache?")
+        ask_codex(term, "how should we cache?")
         term.wait_text("read it back after a restart")
         open_card(term)
         open_fields(term)
@@ -138,13 +123,13 @@ def test_codex_plan_mode_implement_action_opens_the_card_and_goes_on(
     binds the run; then Codex implements, in the run's log and as issue comments."""
     hub = sandbox_hub
     proposal = f"Here is the plan.\n\n<proposed_plan>\n{PLAN}</proposed_plan>\n"
-    term = start(hub, [{"text": proposal}, {"text": "Implementing now."}])
+    term = start_codex(hub, [{"text": proposal}, {"text": "Implementing now."}])
     try:
         type_like_a_person(term, "/plan")
         term.wait_text("switch to Plan mode")
         term.key("Enter")
         term.wait_text("Plan mode")
-        ask(term, "plan the cache")
+        ask_codex(term, "plan the cache")
         term.wait_text("Implement this plan?", 60)
         assert the_discussion(hub)["plan"]["content"] == PLAN
         if choice != "implement":
