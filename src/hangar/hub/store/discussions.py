@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from hangar.errors import HangarError, NotFoundError, UsageError
 from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import schema
-from hangar.hub.store.workspaces import Workspace, iso
+from hangar.hub.store.workspaces import Workspace, get_member, iso
 from hangar.hub.store.writes import transaction
 from hangar.localrun.discussion.plans import plan_digest
 from hangar.localrun.redact import redact_text
@@ -97,12 +97,13 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
-def _row(conn: Connection, workspace: Workspace, discussion_id: str) -> Any:
-    row = conn.execute(
-        sa.select(discussions_t).where(
-            discussions_t.c.id == discussion_id, discussions_t.c.workspace_id == workspace.id
-        )
-    ).first()
+def _row(conn: Connection, workspace: Workspace, discussion_id: str, *, lock: bool = False) -> Any:
+    """The discussion's row; ``lock``: held until the transaction ends (PostgreSQL's row
+    lock; SQLite has one writer at a time anyway), so concurrent writers queue on it."""
+    query = sa.select(discussions_t).where(
+        discussions_t.c.id == discussion_id, discussions_t.c.workspace_id == workspace.id
+    )
+    row = conn.execute(query.with_for_update() if lock else query).first()
     if row is None:
         raise NotFoundError(kind="discussion", key=discussion_id)
     return row
@@ -247,6 +248,7 @@ def open_discussion(
                     discussions_t.c.status == "open",
                 )
                 .order_by(discussions_t.c.updated_at.desc())
+                .with_for_update()
             ).first()
         if existing is not None:
             _take_lease(conn, existing, client_id, stamp)
@@ -286,7 +288,7 @@ def renew(
     the provider session id once the CLI reports it."""
     stamp = now()
     with transaction(engine) as conn:
-        row = _row(conn, workspace, discussion_id)
+        row = _row(conn, workspace, discussion_id, lock=True)
         _take_lease(conn, row, client_id, stamp)
         values: dict[str, Any] = {"updated_at": stamp}
         if release:
@@ -366,13 +368,8 @@ def create_issue(
         _require_agent(engine, workspace, fields.get("assigneeId"))
     stamp = now()
     with transaction(engine) as conn:
-        row = _row(conn, workspace, discussion_id)
         # Claim the discussion first: a concurrent retry waits here and then finds the issue.
-        conn.execute(
-            sa.update(discussions_t)
-            .where(discussions_t.c.id == discussion_id)
-            .values(updated_at=stamp)
-        )
+        row = _row(conn, workspace, discussion_id, lock=True)
         if row.issue_id is not None:
             number = conn.execute(
                 sa.select(schema.issues.c.number).where(schema.issues.c.id == row.issue_id)
@@ -401,15 +398,15 @@ def create_issue(
             conn.execute(
                 sa.update(discussions_t)
                 .where(discussions_t.c.id == discussion_id)
-                .values(issue_id=issue_id, status="issue_created", execution_mode=mode)
+                .values(
+                    issue_id=issue_id, status="issue_created", execution_mode=mode, updated_at=stamp
+                )
             )
             key, created = f"{workspace.key_prefix}-{number}", True
     return issues_repo.get_issue(engine, workspace, key), created
 
 
 def _require_agent(engine: Engine, workspace: Workspace, member_id: Any) -> None:
-    from hangar.hub.store.workspaces import get_member
-
     member = get_member(engine, workspace, str(member_id)) if member_id else None
     if member is None or member["role"] != "agent":
         raise UsageError("handing an issue to an agent needs an agent member as its assignee")
@@ -427,7 +424,7 @@ def link(
     on with it; a discussion linked to another issue is a conflict."""
     stamp = now()
     with transaction(engine) as conn:
-        row = _row(conn, workspace, discussion_id)
+        row = _row(conn, workspace, discussion_id, lock=True)
         issue_id = issues_repo.issue_id_for_key(conn, workspace, issue_key)
         if row.issue_id is not None and row.issue_id != issue_id:
             raise DiscussionConflict(f"discussion {discussion_id} is linked to another issue")
