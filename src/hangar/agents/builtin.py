@@ -74,6 +74,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cu",
         home=HomeSpec("CURSOR_CONFIG_DIR", (".cursor",)),
         store="hangar.agents.cursor:CursorStore",
+        live="hangar.localrun.providers.cursor:CursorProvider",
         executables=("cursor-agent",),
     ),
     Agent(
@@ -92,6 +93,15 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=HomeSpec("KIRO_HOME", (".kiro",)),
         extra_homes=(("legacyData", xdg_data("kiro-cli")),),
         store="hangar.agents.kiro:KiroStore",
+        live="hangar.localrun.providers.kiro:KiroProvider",
         executables=("kiro-cli",),
+    ),
+    Agent(
+        runtime="agy",
+        display_name="Antigravity CLI",
+        badge="Ag",
+        home=HomeSpec(None, (".gemini", "antigravity-cli")),
+        live="hangar.localrun.providers.agy:AgyProvider",
+        executables=("agy", "antigravity"),
     ),
 )

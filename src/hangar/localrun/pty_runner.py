@@ -67,6 +67,9 @@ class ChildCommand:
     env: Mapping[str, str]
     on_started: Callable[[int], None] | None = None
     """Called with the child's pid once it runs (a provider that pauses its CLI needs it)."""
+    startup_input: bytes = b""
+    """Typed into the child's terminal once it first wrote something (it is up and reading),
+    e.g. a CLI's own slash command that a provider must send after the start."""
 
 
 class PtyRunner(Protocol):
@@ -161,13 +164,13 @@ class TerminalPtyRunner:
             command.on_started(process.pid)
         try:
             if interactive and self.commands is not None and not self.commands.empty:
-                self._run_with_engine(process, master, size, self.commands)
+                self._run_with_engine(process, master, size, self.commands, command.startup_input)
                 return exit_code_of(process.wait())
             with (
                 _user_terminal(self.stdin_fd, interactive),
                 _forwarded_signals(process.pid, self.stdin_fd if interactive else None, master),
             ):
-                self._pump(process, master, interactive)
+                self._pump(process, master, interactive, command.startup_input)
             return exit_code_of(process.wait())
         finally:
             if process.poll() is None:  # we are leaving on an exception: do not orphan it
@@ -183,6 +186,7 @@ class TerminalPtyRunner:
         master: int,
         size: tuple[int, int],
         commands: CommandRegistry,
+        startup: bytes = b"",
     ) -> None:
         from hangar.localrun.terminal.clock import SystemClock
         from hangar.localrun.terminal.interposer import Interposer
@@ -198,11 +202,15 @@ class TerminalPtyRunner:
                 _user_terminal(self.stdin_fd, True),
                 _forwarded_signals(process.pid, self.stdin_fd, master, on_resize=wakeup.record),
             ):
-                pump_with_engine(process, master, self.stdin_fd, engine, wakeup, clock, self.inbox)
+                pump_with_engine(
+                    process, master, self.stdin_fd, engine, wakeup, clock, self.inbox, startup
+                )
         finally:
             wakeup.close()
 
-    def _pump(self, process: subprocess.Popen[bytes], master: int, interactive: bool) -> None:
+    def _pump(
+        self, process: subprocess.Popen[bytes], master: int, interactive: bool, startup: bytes
+    ) -> None:
         readers = [master, self.stdin_fd] if interactive else [master]
         output_open = True
         while True:
@@ -212,6 +220,9 @@ class TerminalPtyRunner:
                 continue
             if master in ready:
                 data = _read_some(master)
+                if data and startup:
+                    _write_all(master, startup)
+                    startup = b""
                 if not data:
                     readers.remove(master)
                 elif output_open:

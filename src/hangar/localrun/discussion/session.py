@@ -125,7 +125,11 @@ def _provider(args: Sequence[str], runner: PtyRunner) -> Provider:
 
 
 def _open(
-    api: DiscussionApi, provider: Provider, options: DiscussOptions, client_id: str
+    api: DiscussionApi,
+    provider: Provider,
+    options: DiscussOptions,
+    client_id: str,
+    environ: Mapping[str, str],
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "cliName": executable_name(options.args[0]),
@@ -133,7 +137,7 @@ def _open(
         "clientId": client_id,
         "workDir": str(options.cwd),
     }
-    session_id = type(provider).resume_session_id(options.args)
+    session_id = type(provider).resume_session_id(options.args, options.cwd, environ)
     if session_id:
         body["providerSessionId"] = session_id
     try:
@@ -180,7 +184,7 @@ def discuss_local(
     runner = make_runner(registry, inbox, started)
     provider = _provider(options.args, runner)
     client_id = f"cli-{uuid.uuid4()}"
-    discussion = _open(api, provider, options, client_id)  # nothing is started before this
+    discussion = _open(api, provider, options, client_id, environ)  # nothing started before
     discussion_id = str(discussion["id"])
     resumed = bool(discussion.get("resumed"))
     turns = RunReporter(TurnPoster(api), discussion_id, turn_spool)
@@ -261,6 +265,7 @@ def discuss_local(
         resumed,
         recorder.kept,
         resume_command=_resume_command(provider, options.args, session_ids[-1]),
+        resumable=type(provider).resume_command(options.args, "session") is not None,
     )
     if binder.bound is not None:
         summary.run_id, summary.run_messages = binder.bound.run_id, 0

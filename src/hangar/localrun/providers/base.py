@@ -160,7 +160,9 @@ class Provider(ABC):
 
     # -- discussions (``hangar discuss``) ----------------------------------------------------
     @classmethod
-    def resume_session_id(cls, args: Sequence[str]) -> str | None:
+    def resume_session_id(
+        cls, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> str | None:
         """The CLI session ``args`` resume, when they name one (how a discussion is found
         again, LR-119); ``None`` for a new session or one the CLI picks itself."""
         return None

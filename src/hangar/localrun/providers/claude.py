@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from hangar.localrun.providers.args import flag_value, has_flag
 from hangar.localrun.providers.base import DiscussionHooks, MessageSink, Provider, UsageSink
 from hangar.localrun.providers.claude_events import ClaudeTranscriptTracker
 from hangar.localrun.pty_runner import ChildCommand
@@ -202,7 +203,9 @@ class ClaudeProvider(Provider):
 
     # -- discussions --------------------------------------------------------------------
     @classmethod
-    def resume_session_id(cls, args: Sequence[str]) -> str | None:
+    def resume_session_id(
+        cls, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> str | None:
         return flag_value(args, ("--resume", "-r", "--session-id"))
 
     @classmethod
@@ -219,19 +222,6 @@ class ClaudeProvider(Provider):
         server = HookServer(
             tracker, env, cwd, on_session=hooks.session_started, plan_path=path, on_plan=handler
         ).start()
-        given = any(a == "--permission-mode" or a.startswith("--permission-mode=") for a in args)
+        given = has_flag(args, "--permission-mode")
         extra = [] if given else ["--permission-mode", "plan"]  # LR-209
         return self._session(args, extra, cwd, env, tracker, server, discussion_settings)
-
-
-def flag_value(args: Sequence[str], names: Sequence[str]) -> str | None:
-    """The value of the first of ``names`` in ``args`` (``--flag V`` or ``--flag=V``)."""
-    for index, arg in enumerate(args[1:], 1):
-        flag, eq, value = arg.partition("=")
-        if flag not in names:
-            continue
-        if eq:
-            return value or None
-        if index + 1 < len(args) and not args[index + 1].startswith("-"):
-            return args[index + 1]
-    return None

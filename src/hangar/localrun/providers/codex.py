@@ -103,7 +103,9 @@ class CodexProvider(Provider):
 
     # -- discussions --------------------------------------------------------------------
     @classmethod
-    def resume_session_id(cls, args: Sequence[str]) -> str | None:
+    def resume_session_id(
+        cls, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> str | None:
         """``codex resume ID`` (``--last`` and the picker name no session up front)."""
         rest = list(args[1:])
         if "resume" not in rest:

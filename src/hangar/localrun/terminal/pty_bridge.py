@@ -93,6 +93,7 @@ def pump_with_engine(
     wakeup: ResizeWakeup,
     clock: Clock,
     inbox: EngineInbox | None = None,
+    startup: bytes = b"",
 ) -> None:
     readers = [master, stdin_fd, wakeup.read_fd]
     if inbox is not None:
@@ -116,6 +117,9 @@ def pump_with_engine(
                 inbox.run_pending(engine)
             if master in ready:
                 data = _read_some(master)
+                if data and startup:
+                    _write_all(master, startup)  # the provider's own input, not the user's
+                    startup = b""
                 if data:
                     engine.provider_output(data)
                 else:
