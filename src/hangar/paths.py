@@ -97,6 +97,11 @@ class HangarPaths:
     def logs_dir(self) -> Path:
         return self.home / "logs"
 
+    @property
+    def worktrees_file(self) -> Path:
+        """This device's worktree settings and records (``docs/worktrees.md``)."""
+        return self.home / "runtime-work" / "worktrees.json"
+
     def as_json(self) -> dict[str, str]:
         return {
             "home": str(self.home),
@@ -110,6 +115,7 @@ class HangarPaths:
             "discussionSpoolDir": str(self.discussion_spool_dir),
             "trashDir": str(self.trash_dir),
             "logsDir": str(self.logs_dir),
+            "worktreesFile": str(self.worktrees_file),
         }
 
 

@@ -11,7 +11,8 @@ import msgspec
 from hangar.agents.base import AgentStore, SessionSource
 from hangar.agents.homes import AgentHome
 from hangar.agents.registry import store_classes
-from hangar.transcripts.engine import parse_all
+from hangar.transcripts.engine import TranscriptEngine, parse_all
+from hangar.transcripts.tail import TurnTables
 
 
 def store(runtime: str, root: Path) -> AgentStore:
@@ -38,3 +39,22 @@ def parse_file(runtime: str, path: Path) -> tuple[list[Any], dict[str, Any]]:
 
 def line(obj: object) -> bytes:
     return json.dumps(obj).encode() + b"\n"
+
+
+def check_every_tail(runtime: str, path: Path, tables: TurnTables | None = None) -> int:
+    """For every page size, a tail-first open equals the full parse from its base on (the
+    same checklist and context usage too); returns how many opens were tail-first."""
+    tables = tables if tables is not None else TurnTables()
+    agent = store(runtime, path.parent)
+    full = TranscriptEngine(tables=tables).read("k", agent, source(runtime, path))
+    expected = msgspec.to_builtins(full.messages)
+    tails = 0
+    for limit in range(1, full.total + 1):
+        engine = TranscriptEngine(tables=tables)
+        entry = engine.read("k", agent, source(runtime, path), tail_messages=limit)
+        assert entry.base <= max(0, full.total - limit)
+        assert msgspec.to_builtins(entry.messages) == expected[entry.base :], (limit, entry.base)
+        assert entry.summary.checklist == full.summary.checklist
+        assert entry.summary.context_usage == full.summary.context_usage
+        tails += engine.stats.tail_parses
+    return tails

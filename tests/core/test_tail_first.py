@@ -12,7 +12,7 @@ from hangar.executor.service import Executor
 from hangar.transcripts.engine import TranscriptEngine
 from hangar.transcripts.tail import TurnTables
 
-from .helpers import source, store
+from .helpers import check_every_tail, source, store
 from .test_executor_tasks import write_rollout
 from .test_transcript_engine import codex_turn
 
@@ -23,23 +23,6 @@ REAL = {
     "claude": "claude/codemie-code/session-624a4a58.jsonl",
     "claude-viewer": f"claude/claude-code-viewer/{VIEWER}",
 }
-
-
-def check_every_tail(runtime: str, path: Path) -> int:
-    """For every page size, a tail-first open equals the full parse from its base on."""
-    tables = TurnTables()
-    agent = store(runtime, path.parent)
-    full = TranscriptEngine(tables=tables).read("k", agent, source(runtime, path))
-    expected = msgspec.to_builtins(full.messages)
-    tails = 0
-    for limit in range(1, full.total + 1):
-        engine = TranscriptEngine(tables=tables)
-        entry = engine.read("k", agent, source(runtime, path), tail_messages=limit)
-        assert entry.base <= max(0, full.total - limit)
-        assert msgspec.to_builtins(entry.messages) == expected[entry.base :], (limit, entry.base)
-        assert entry.summary.checklist == full.summary.checklist
-        tails += engine.stats.tail_parses
-    return tails
 
 
 @pytest.mark.parametrize("name", sorted(REAL))

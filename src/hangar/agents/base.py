@@ -19,6 +19,10 @@ messages of one full feed followed by one take. Messages before ``delta.start`` 
 touched, so a projector re-projects only from the first turn an appended line affected.
 Malformed or unknown lines are counted in ``summary().skipped`` and never raise.
 
+Tail-first opens (optional): a projector that also implements :class:`ResumableProjector`
+can start at a turn boundary of a file the engine read before (from a turn table it kept,
+in memory or persisted), so a first page reads only the last turns.
+
 Incremental discovery (optional, added after the first sketch; stores that only implement
 :meth:`AgentStore.discover` keep working): a store that can name its session files from a
 directory walk alone implements :meth:`AgentStore.session_paths` and
@@ -31,10 +35,10 @@ only for new or changed files, so a re-list after nothing changed opens no trans
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Final, TypeAlias
 
 from hangar.agents.homes import AgentHome
 from hangar.model import Checklist, ContextUsage, Message
@@ -107,6 +111,66 @@ class TranscriptProjector(ABC):
     @abstractmethod
     def summary(self) -> SessionSummary:
         """What is known of the session after the lines fed so far."""
+
+
+Carry: TypeAlias = "bool | int | float | str | list[Carry] | dict[str, Carry] | None"
+"""What a turn inherits from the lines before it, as plain JSON (it is persisted)."""
+
+
+class Unresumable:
+    """The type of :data:`UNRESUMABLE`."""
+
+    def __repr__(self) -> str:
+        return "UNRESUMABLE"
+
+
+UNRESUMABLE: Final = Unresumable()
+"""What :meth:`ResumableProjector.turn_carry` returns for a turn a projector cannot resume
+at (e.g. it did not start at the first record of its line)."""
+
+
+class ResumableProjector(TranscriptProjector):
+    """A projector that can continue a session from a turn boundary (tail-first opens).
+
+    A *turn* is a request and everything answering it; turns are numbered from 0 in file
+    order. While the engine feeds a whole file it calls :meth:`turns_started` after each
+    line: when the count grows by one, that line opened turn ``turns_started() - 1`` and
+    :meth:`turn_carry` is what that turn inherited from earlier lines. After the parse,
+    :meth:`turn_first_indexes` gives each turn's first message index. Together they make a
+    turn table.
+
+    **Contract** (checked by the conformance suite): a fresh projector given
+    ``resume(carry, first_index, number)`` of turn ``number`` and fed the lines from that
+    turn's first line on yields exactly the messages a full parse yields from
+    ``first_index`` on (and the same checklist and context usage), unless a line after the
+    boundary changed or used a turn before it. :meth:`reached_back` reports such lines (the
+    lowest turn number a line changed or looked up, when that is not the last turn), and
+    the engine never resumes at a boundary one crossed. ``carry`` values must survive a
+    JSON round trip unchanged in meaning (tuples come back as lists).
+    """
+
+    @abstractmethod
+    def turns_started(self) -> int:
+        """Turns so far, counting the ``turn_base`` turns before a resume point."""
+
+    @abstractmethod
+    def turn_carry(self) -> Carry | Unresumable:
+        """What the latest turn inherited when it opened (state from before its first
+        line), or :data:`UNRESUMABLE`."""
+
+    @abstractmethod
+    def resume(self, carry: Carry, first_index: int, turn_base: int) -> None:
+        """Prepare an empty projector to continue at the first line of turn ``turn_base``,
+        whose first message has index ``first_index``."""
+
+    @abstractmethod
+    def turn_first_indexes(self) -> Sequence[int]:
+        """First message index of each turn from ``turn_base`` on, as of the last take."""
+
+    @abstractmethod
+    def reached_back(self) -> int | None:
+        """The lowest earlier turn a line changed or used since the last call (then
+        forgotten); ``None`` when every line stayed in the last turn."""
 
 
 class AgentStore(ABC):

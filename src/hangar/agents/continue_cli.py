@@ -20,22 +20,13 @@ from hangar.agents.base import AgentStore, LoadedSession, SessionSource, Session
 from hangar.agents.checklist_rules import ChecklistLedger, current_checklist
 from hangar.agents.checklists import from_continue_checklist
 from hangar.agents.homes import AgentHome
-from hangar.agents.message_log import (
-    JsonObject,
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    decoded_arguments,
-    iso_from_seconds,
-    iso_mtime,
-    latest_model,
-    text_of,
-    title_from,
-    tool_kind,
-)
+from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str, decoded_arguments
+from hangar.agents.json_records import SkipCounter
+from hangar.agents.message_log import MessageLog, latest_model
 from hangar.agents.peek import head_bytes
+from hangar.agents.text import content_text, title_from
+from hangar.agents.timestamps import iso_from_seconds, iso_mtime
+from hangar.agents.tool_kinds import tool_kind
 from hangar.model import (
     Checklist,
     CompactionBlock,
@@ -139,13 +130,13 @@ class _Session:
         role = message.get("role")
         msg_id = as_str(message.get("id")) or f"item-{n}"
         if role == "user":
-            self.log.user(msg_id, text_of(message.get("content")))
+            self.log.user(msg_id, content_text(message.get("content")))
         elif role in ("assistant", "thinking"):
             self._assistant(msg_id, item, message)
         elif role == "tool":
             block = self.log.tool(as_str(message.get("toolCallId")) or "")
             if block is not None and block.output is None:
-                block.output = text_of(message.get("content"))
+                block.output = content_text(message.get("content"))
         else:
             self.skipped.add(f"role.{role}")
 
@@ -154,7 +145,7 @@ class _Session:
         reasoning = item.get("reasoning")
         if isinstance(reasoning, Mapping) and isinstance(reasoning.get("text"), str):
             self.log.add_block(target, ThinkingBlock(reasoning["text"]))
-        text = text_of(message.get("content"))
+        text = content_text(message.get("content"))
         if text:
             block = ThinkingBlock(text) if message.get("role") == "thinking" else TextBlock(text)
             self.log.add_block(target, block)

@@ -15,27 +15,14 @@ from typing import Any
 
 import yaml
 
-from hangar.agents.base import (
-    AgentStore,
-    ProjectionDelta,
-    SessionSource,
-    SessionSummary,
-    TranscriptProjector,
-)
-from hangar.agents.message_log import (
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    decode_object,
-    decoded_arguments,
-    head_tail_records,
-    latest_model,
-    output_text,
-    running_tool,
-    title_from,
-)
+from hangar.agents.base import AgentStore, Carry, SessionSource, SessionSummary, TranscriptProjector
+from hangar.agents.json_fields import as_int, as_map, as_str, decoded_arguments
+from hangar.agents.json_records import SkipCounter, decode_object
+from hangar.agents.message_log import LogProjector, latest_model
+from hangar.agents.peek import head_tail_records
+from hangar.agents.text import title_from
+from hangar.agents.tool_kinds import running_tool
+from hangar.agents.tool_output import output_text
 from hangar.model import Attachment, Message, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -60,16 +47,24 @@ _IGNORED = {
 }
 
 
-class CopilotProjector(TranscriptProjector):
-    """Incremental reader of one Copilot CLI event log."""
+class CopilotProjector(LogProjector):
+    """Incremental reader of one Copilot CLI event log (resumable at each request: a turn
+    inherits the model in use)."""
 
     def __init__(self) -> None:
-        self.log = MessageLog()
+        super().__init__()
         self.skipped = SkipCounter()
         self.meta: dict[str, str] = {}
         self.model: str | None = None
         self.children: dict[str, tuple[Message, ToolBlock]] = {}
         """Tools run by sub-agents, by call id, with the top-level message that shows them."""
+
+    def carry(self) -> Carry:
+        return {"model": self.model}
+
+    def apply_carry(self, carry: Carry) -> None:
+        model = carry.get("model") if isinstance(carry, dict) else None
+        self.model = model if isinstance(model, str) else None
 
     def feed(self, line: bytes) -> None:
         event = decode_object(line, self.skipped)
@@ -78,7 +73,7 @@ class CopilotProjector(TranscriptProjector):
         kind = as_str(event.get("type")) or "?"
         data = as_map(event.get("data"))
         when = as_str(event.get("timestamp"))
-        event_id = as_str(event.get("id")) or f"event-{len(self.log.messages)}"
+        event_id = as_str(event.get("id")) or f"event-{self.log.count}"
         handler = getattr(self, "_" + kind.replace(".", "_"), None)
         if handler is not None:
             handler(event_id, when, data)
@@ -183,7 +178,7 @@ class CopilotProjector(TranscriptProjector):
             if not isinstance(request, Mapping):
                 continue
             call_id = as_str(request.get("toolCallId")) or ""
-            if call_id in self.log.tools or call_id in self.children:
+            if self._known_call(call_id):
                 continue
             block = running_tool(
                 call_id,
@@ -207,7 +202,7 @@ class CopilotProjector(TranscriptProjector):
         self, event_id: str, when: str | None, data: Mapping[str, Any]
     ) -> None:
         call_id = as_str(data.get("toolCallId")) or event_id
-        if call_id in self.log.tools or call_id in self.children:
+        if self._known_call(call_id):
             return
         block = running_tool(
             call_id, as_str(data.get("toolName")), decoded_arguments(data.get("arguments"))
@@ -242,10 +237,14 @@ class CopilotProjector(TranscriptProjector):
             found[1].kind = "subagent"
             self.log.touch(found[0])
 
-    # -- contract ------------------------------------------------------------------------
-    def take(self) -> ProjectionDelta:
-        return self.log.take()
+    def _known_call(self, call_id: str) -> bool:
+        """Whether a call with this id was read already (a repeat is ignored)."""
+        found = self.log.tools.get(call_id) or self.children.get(call_id)
+        if found is not None:
+            self.log.reach(found[0])
+        return found is not None
 
+    # -- contract ------------------------------------------------------------------------
     def summary(self) -> SessionSummary:
         messages = self.log.messages
         status = "done"
@@ -256,7 +255,7 @@ class CopilotProjector(TranscriptProjector):
             created_at=self.meta.get("startTime"),
             model=latest_model(messages, self.model),
             status=status,
-            message_count=len(messages),
+            message_count=self.log.count,
             skipped=dict(self.skipped.counts),
         )
 

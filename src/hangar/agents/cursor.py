@@ -21,25 +21,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from hangar.agents.base import (
-    AgentStore,
-    ProjectionDelta,
-    SessionSource,
-    SessionSummary,
-    TranscriptProjector,
-)
-from hangar.agents.message_log import (
-    MessageLog,
-    SkipCounter,
-    as_map,
-    as_str,
-    decode_object,
-    head_tail_records,
-    iso_mtime,
-    running_tool,
-    text_of,
-    title_from,
-)
+from hangar.agents.base import AgentStore, Carry, SessionSource, SessionSummary, TranscriptProjector
+from hangar.agents.json_fields import as_map, as_str
+from hangar.agents.json_records import SkipCounter, decode_object
+from hangar.agents.message_log import LogProjector
+from hangar.agents.peek import head_tail_records
+from hangar.agents.text import content_text, title_from
+from hangar.agents.timestamps import iso_mtime
+from hangar.agents.tool_kinds import running_tool
 from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
 from hangar.model.messages import UnknownBlock
 
@@ -55,17 +44,31 @@ _TURN_STATUS = {
 }
 
 
-class CursorProjector(TranscriptProjector):
-    """Incremental reader of one Cursor agent transcript."""
+class CursorProjector(LogProjector):
+    """Incremental reader of one Cursor agent transcript (resumable at each request; a
+    turn inherits the line number, which names messages, the model and the sub-agent
+    files already claimed)."""
 
     def __init__(self, subagents: Path | None = None) -> None:
+        super().__init__()
         self.subagents = subagents
         self.claimed: set[Path] = set()
-        self.log = MessageLog()
         self.skipped = SkipCounter()
         self.line = 0
         self.model: str | None = None
         self.pending: list[ToolBlock] = []
+
+    def carry(self) -> Carry:
+        claimed: list[Carry] = [path.name for path in sorted(self.claimed)]
+        return {"line": self.line - 1, "model": self.model, "claimed": claimed}
+
+    def apply_carry(self, carry: Carry) -> None:
+        values = carry if isinstance(carry, dict) else {}
+        line, model, claimed = values.get("line"), values.get("model"), values.get("claimed")
+        self.line = line if isinstance(line, int) else 0
+        self.model = model if isinstance(model, str) else None
+        if self.subagents is not None and isinstance(claimed, list):
+            self.claimed = {self.subagents / name for name in claimed if isinstance(name, str)}
 
     def feed(self, line: bytes) -> None:
         self.line += 1
@@ -116,7 +119,7 @@ class CursorProjector(TranscriptProjector):
             self.skipped.add("tool_result.orphan")
             return
         tool = self.pending.pop(0)
-        tool.output = text_of(block.get("content"))
+        tool.output = content_text(block.get("content"))
         tool.status = "failed" if block.get("is_error") else "done"
         tool.is_error = block.get("is_error") is True
         self.log.touch(self.log.current)
@@ -166,16 +169,13 @@ class CursorProjector(TranscriptProjector):
         self.claimed.add(chosen[0])
         return chosen[1]
 
-    def take(self) -> ProjectionDelta:
-        return self.log.take()
-
     def summary(self) -> SessionSummary:
         messages = self.log.messages
         first_user = next((m.content for m in messages if m.role == "user"), None)
         return SessionSummary(
             title=first_user[:80] if first_user else None,
             model=self.model,
-            message_count=len(messages),
+            message_count=self.log.count,
             skipped=dict(self.skipped.counts),
         )
 

@@ -19,29 +19,19 @@ from typing import Any
 
 from hangar.agents.base import (
     AgentStore,
+    Carry,
     LoadedSession,
-    ProjectionDelta,
     SessionSource,
     SessionSummary,
     TranscriptProjector,
 )
-from hangar.agents.message_log import (
-    JsonObject,
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    decode_document,
-    decode_object,
-    head_tail_records,
-    latest_model,
-    output_text,
-    text_of,
-    title_from,
-    tool_kind,
-)
-from hangar.agents.peek import head_bytes
+from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
+from hangar.agents.json_records import SkipCounter, decode_document, decode_object
+from hangar.agents.message_log import LogProjector, MessageLog, latest_model
+from hangar.agents.peek import head_bytes, head_tail_records
+from hangar.agents.text import content_text, title_from
+from hangar.agents.tool_kinds import tool_kind
+from hangar.agents.tool_output import output_text
 from hangar.model import Attachment, ImageBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -54,9 +44,14 @@ _TOOL_STATUS = {"success": "done", "error": "failed", "cancelled": "cancelled"}
 class _Projection:
     """Message records replayed into a :class:`MessageLog`, rewindable."""
 
-    def __init__(self, skipped: SkipCounter) -> None:
-        self.log = MessageLog()
+    def __init__(self, skipped: SkipCounter, log: MessageLog | None = None) -> None:
+        self.log = log if log is not None else MessageLog()
         self.skipped = skipped
+        self.record_base = 0
+        """Records before ``records[0]`` (after a resume): unnamed records are numbered
+        across the whole file."""
+        self.applying = 0
+        """Position of the record being applied."""
         self.records: list[JsonObject] = []
         self.before: list[int] = []
         """Message count before each record was applied."""
@@ -87,9 +82,7 @@ class _Projection:
         if start < pos and _kind(self.records[start]) == "user":
             # Keep the request's user message; only its reply is rebuilt.
             start += 1
-        self.log.truncate(
-            self.before[start] if start < len(self.before) else len(self.log.messages)
-        )
+        self.log.truncate(self.before[start] if start < len(self.before) else self.log.count)
         self.log.current = None
         if start > 0 and _kind(self.records[start - 1]) != "user":
             # Re-attach to the open assistant message of the request before ``start``.
@@ -101,21 +94,22 @@ class _Projection:
 
     def _apply(self, n: int) -> None:
         record = self.records[n]
-        self.before.append(len(self.log.messages))
+        self.applying = n
+        self.before.append(self.log.count)
         kind = _kind(record)
         opens = kind == "user"
         self.turn_start.append(n if opens or n == 0 else self.turn_start[n - 1])
-        rid = as_str(record.get("id")) or f"record-{n}"
+        rid = as_str(record.get("id")) or f"record-{self.record_base + n}"
         when = as_str(record.get("timestamp"))
         if kind == "user":
             text = record.get("displayContent") or record.get("content") or record.get("parts")
             attachments = _attachments(record.get("parts"))
-            self.log.user(rid, text_of(text), when, attachments=attachments or None)
+            self.log.user(rid, content_text(text), when, attachments=attachments or None)
         elif kind in ("gemini", "model"):
             self._gemini(rid, when, record)
         elif kind in ("info", "warning", "error"):
             message = self.log.assistant(rid, when)
-            raw = {"content": text_of(record.get("content"))}
+            raw = {"content": content_text(record.get("content"))}
             self.log.add_block(message, UnknownBlock(f"gemini.{kind}", raw))
             if kind == "error":
                 message.error = raw["content"]
@@ -133,7 +127,7 @@ class _Projection:
                     self.log.add_block(message, ThinkingBlock(body))
         content = record.get("content")
         parts = record.get("parts")
-        text = text_of(content if content not in (None, "") else parts)
+        text = content_text(content if content not in (None, "") else parts)
         if text:
             self.log.add_block(message, TextBlock(text))
         for call in record.get("toolCalls") or []:
@@ -193,14 +187,24 @@ def _tool(call: Mapping[str, Any]) -> ToolBlock:
     )
 
 
-class GeminiJsonlProjector(TranscriptProjector):
-    """Incremental reader of one Gemini JSONL chat file."""
+class GeminiJsonlProjector(LogProjector):
+    """Incremental reader of one Gemini JSONL chat file (resumable at each request; a
+    turn inherits the number of records before it, which names unnamed records)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.skipped = SkipCounter()
-        self.projection = _Projection(self.skipped)
+        self.projection = _Projection(self.skipped, self.log)
         self.meta: JsonObject = {}
         self._first = True
+
+    def carry(self) -> Carry:
+        return {"records": self.projection.record_base + self.projection.applying}
+
+    def apply_carry(self, carry: Carry) -> None:
+        records = carry.get("records") if isinstance(carry, dict) else None
+        self.projection.record_base = records if isinstance(records, int) else 0
+        self._first = False  # the metadata line is the file's first, never a boundary
 
     def feed(self, line: bytes) -> None:
         record = decode_object(line, self.skipped)
@@ -219,9 +223,6 @@ class GeminiJsonlProjector(TranscriptProjector):
             self.skipped.add("unknown_record")
         self._first = False
 
-    def take(self) -> ProjectionDelta:
-        return self.projection.log.take()
-
     def summary(self) -> SessionSummary:
         return _summary(self.meta, self.projection, self.skipped)
 
@@ -237,7 +238,7 @@ def _summary(
         created_at=as_str(meta.get("startTime")) or as_str(meta.get("start_time")),
         updated_at=as_str(meta.get("lastUpdated")),
         model=latest_model(messages),
-        message_count=len(messages),
+        message_count=projection.log.count,
         skipped=dict(skipped.counts),
     )
 
@@ -285,7 +286,7 @@ class GeminiStore(AgentStore):
         if path.suffix == ".jsonl":
             head, tail = head_tail_records(path)
             user = next((r for r in head if r.get("type") == "user"), {})
-            title = title_from(text_of(user.get("displayContent") or user.get("content")))
+            title = title_from(content_text(user.get("displayContent") or user.get("content")))
             for record in reversed(tail):
                 change = as_map(record.get("$set"))
                 stamp = as_str(change.get("lastUpdated")) or as_str(record.get("timestamp"))

@@ -18,17 +18,13 @@ from typing import Any
 from urllib.parse import quote
 
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
-from hangar.agents.message_log import (
-    MessageLog,
-    SkipCounter,
-    as_map,
-    as_str,
-    decode_document,
-    iso_from_millis,
-    output_text,
-    running_tool,
-)
+from hangar.agents.json_fields import as_map, as_str
+from hangar.agents.json_records import SkipCounter, decode_document
+from hangar.agents.message_log import MessageLog
 from hangar.agents.peek import stat_marks
+from hangar.agents.timestamps import iso_from_millis
+from hangar.agents.tool_kinds import running_tool
+from hangar.agents.tool_output import output_text
 from hangar.model import TextBlock
 
 RUNTIME = "kiro"

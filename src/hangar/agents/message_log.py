@@ -6,24 +6,27 @@ changed since the last :meth:`MessageLog.take`, which is exactly what a
 class and simply take once. One user request makes one user message and (at most) one
 assistant message: every model step, tool call and reply of that request becomes a block of
 that one assistant message, so a checklist always lands on the message of its request.
+
+The log also keeps what a :class:`~hangar.agents.base.ResumableProjector` reports: a turn
+opens at each :meth:`~MessageLog.user` (or at the first message, when the session starts
+with a reply), :attr:`~MessageLog.turn_starts` holds each turn's first index, and a change
+to a message of an earlier turn than the last is remembered as a reach back
+(:meth:`~MessageLog.reached_back`). After :meth:`~MessageLog.resume` the log starts at a
+turn boundary: ``messages[0]`` has index :attr:`~MessageLog.base`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from datetime import UTC, datetime
-from pathlib import Path
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
-from hangar.agents import peek
-from hangar.agents.base import ProjectionDelta
+from hangar.agents.base import Carry, ProjectionDelta, ResumableProjector, Unresumable
 from hangar.model import Message, TextBlock, ToolBlock, Usage
 from hangar.model.messages import Block
 
-JsonObject = dict[str, Any]
 _ENCODER = msgspec.json.Encoder()
 _MESSAGES = msgspec.json.Decoder(list[Message])
 
@@ -31,25 +34,69 @@ _MESSAGES = msgspec.json.Decoder(list[Message])
 class MessageLog:
     """Messages in transcript order plus the first index touched since the last take."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_turn: Callable[[], Carry | Unresumable] | None = None) -> None:
+        self.on_turn = on_turn
+        """Called when a turn opens; its answer is :attr:`turn_carry`."""
+        self.turn_carry: Carry | Unresumable = None
         self.messages: list[Message] = []
+        """The messages from index :attr:`base` on (``messages[i].index == base + i``)."""
+        self.base = 0
         self.current: Message | None = None
         """The assistant message of the request being read, if it has one yet."""
         self.tools: dict[str, tuple[Message, ToolBlock]] = {}
+        self.turn_starts: list[int] = []
+        """First message index of each turn from :attr:`turn_base` on."""
+        self.turn_base = 0
         self._dirty: int | None = None
+        self._reached: int | None = None
+
+    # -- turns -------------------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        """Messages in the session so far, those before :attr:`base` included."""
+        return self.base + len(self.messages)
+
+    def turns_started(self) -> int:
+        return self.turn_base + len(self.turn_starts)
+
+    def resume(self, first_index: int, turn_base: int) -> None:
+        """Start an empty log at a turn boundary: the next message gets ``first_index``, the
+        next turn number ``turn_base``."""
+        self.base = first_index
+        self.turn_base = turn_base
+
+    def _open_turn(self, index: int) -> None:
+        if self.on_turn is not None:
+            self.turn_carry = self.on_turn()
+        self.turn_starts.append(index)
+
+    def reach(self, message: Message) -> None:
+        """Record that a line used ``message`` (found by id): a reach back when it belongs
+        to an earlier turn than the last."""
+        starts = self.turn_starts
+        if starts and message.index < starts[-1]:
+            number = self.turn_base + bisect_right(starts, message.index) - 1
+            if self._reached is None or number < self._reached:
+                self._reached = number
+
+    def reached_back(self) -> int | None:
+        """The lowest turn number reached back to since the last call (then forgotten)."""
+        reached, self._reached = self._reached, None
+        return reached
 
     # -- changes -------------------------------------------------------------------------
     def touch(self, message: Message) -> None:
         """Record that ``message`` changed (it is sent again by the next take)."""
         if self._dirty is None or message.index < self._dirty:
             self._dirty = message.index
+        self.reach(message)
 
     def user(
         self, msg_id: str, content: str, created_at: str | None = None, **fields: Any
     ) -> Message:
-        """Append the user message that opens a new request."""
+        """Append the user message that opens a new request (and a new turn)."""
         message = Message(
-            index=len(self.messages),
+            index=self.count,
             id=msg_id,
             role="user",
             turn_id=msg_id,
@@ -57,6 +104,7 @@ class MessageLog:
             content=content,
             **fields,
         )
+        self._open_turn(message.index)
         self._append(message)
         self.current = None
         return message
@@ -72,13 +120,15 @@ class MessageLog:
                 turn_id = earlier.turn_id
                 break
         message = Message(
-            index=len(self.messages),
+            index=self.count,
             id=msg_id,
             role="assistant",
             turn_id=turn_id,
             created_at=created_at,
             blocks=[],
         )
+        if not self.turn_starts and not self.messages:
+            self._open_turn(message.index)  # a session that opens with a reply
         self._append(message)
         self.current = message
         return message
@@ -114,13 +164,19 @@ class MessageLog:
         self.touch(message)
 
     def truncate(self, length: int) -> None:
-        """Drop every message from index ``length`` on (a rewind)."""
-        if length >= len(self.messages):
+        """Drop every message from index ``length`` on (a rewind); turns that started
+        there go too."""
+        if length >= self.count:
             return
-        del self.messages[length:]
+        cut = max(0, length - self.base)
+        if cut < len(self.messages):
+            self.reach(self.messages[cut])
+        del self.messages[cut:]
         self.tools = {k: v for k, v in self.tools.items() if v[0].index < length}
         if self.current is not None and self.current.index >= length:
             self.current = None
+        while self.turn_starts and self.turn_starts[-1] >= length:
+            self.turn_starts.pop()
         if self._dirty is None or length < self._dirty:
             self._dirty = length
 
@@ -132,7 +188,8 @@ class MessageLog:
 
     def _append(self, message: Message) -> None:
         self.messages.append(message)
-        self.touch(message)
+        if self._dirty is None or message.index < self._dirty:
+            self._dirty = message.index
 
     # -- reading -------------------------------------------------------------------------
     def take(self) -> ProjectionDelta:
@@ -141,202 +198,53 @@ class MessageLog:
         The messages handed out are copies: the log keeps mutating its own (a late tool
         result, a status) while a reader may be paging the ones it was given.
         """
-        start = len(self.messages) if self._dirty is None else min(self._dirty, len(self.messages))
+        count = self.count
+        start = count if self._dirty is None else max(self.base, min(self._dirty, count))
         self._dirty = None
-        changed = self.messages[start:]
+        changed = self.messages[start - self.base :]
         if not changed:
             return ProjectionDelta(start, [])
         return ProjectionDelta(start, _MESSAGES.decode(_ENCODER.encode(changed)))
 
 
-class SkipCounter:
-    """Counts records that did not become messages, by record type."""
+class LogProjector(ResumableProjector):
+    """A resumable projector whose messages live in one :class:`MessageLog` (``self.log``).
+
+    Subclasses implement ``feed`` and ``summary``, and :meth:`carry` / :meth:`apply_carry`
+    when a turn inherits state from earlier lines (a model, a line counter for ids); the
+    log does the rest of the :class:`~hangar.agents.base.ResumableProjector` protocol.
+    """
 
     def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
+        self.log = MessageLog(on_turn=self.carry)
 
-    def add(self, kind: str, n: int = 1) -> None:
-        self.counts[kind] = self.counts.get(kind, 0) + n
-
-
-def decode_object(line: bytes | str, skipped: SkipCounter) -> JsonObject | None:
-    """One JSON object from one line, or ``None`` (counted) when it is anything else."""
-    if isinstance(line, bytes):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            skipped.add("invalid_utf8")
-            return None
-    else:
-        text = line
-    if not text.strip():
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        skipped.add("invalid_json")
-        return None
-    if not isinstance(value, dict):
-        skipped.add("not_an_object")
-        return None
-    return value
-
-
-def decode_document(data: bytes | str, skipped: SkipCounter) -> JsonObject | None:
-    """A whole file (or stored value) that must hold one JSON object, or ``None`` when it
-    does not: counted as ``invalid_json`` or ``not_an_object`` (a bare ``null`` is not
-    counted)."""
-    try:
-        value = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        skipped.add("invalid_json")
-        return None
-    if not isinstance(value, dict):
-        if value is not None:
-            skipped.add("not_an_object")
-        return None
-    return value
-
-
-def iso_from_seconds(seconds: float) -> str:
-    """Epoch seconds as an ISO-8601 UTC string ending in ``Z``."""
-    return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
-
-
-def iso_from_millis(value: object) -> str | None:
-    """Epoch milliseconds (OpenCode, Kiro) as an ISO-8601 UTC string."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        return iso_from_seconds(value / 1000)
-    except (OverflowError, OSError, ValueError):
+    def carry(self) -> Carry | Unresumable:
+        """What a turn opening now inherits: state from before the current line."""
         return None
 
+    def apply_carry(self, carry: Carry) -> None:
+        """Restore what :meth:`carry` returned."""
 
-def iso_mtime(path: Path) -> str | None:
-    """A file's modification time as an ISO-8601 UTC string; ``None`` if it cannot be read."""
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
-        return None
-    return iso_from_seconds(stamp)
+    def turns_started(self) -> int:
+        return self.log.turns_started()
 
+    def turn_carry(self) -> Carry | Unresumable:
+        return self.log.turn_carry
 
-def text_of(value: object) -> str:
-    """Plain text from a string or a list of ``{text}`` / ``{type: text, text}`` parts."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        texts = [
-            part["text"]
-            for part in value
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
-        ]
-        return "\n".join(texts)
-    return ""
+    def resume(self, carry: Carry, first_index: int, turn_base: int) -> None:
+        self.log.resume(first_index, turn_base)
+        self.apply_carry(carry)
+
+    def turn_first_indexes(self) -> Sequence[int]:
+        return self.log.turn_starts
+
+    def reached_back(self) -> int | None:
+        return self.log.reached_back()
+
+    def take(self) -> ProjectionDelta:
+        return self.log.take()
 
 
 def latest_model(messages: list[Message], default: str | None = None) -> str | None:
     """The model of the latest message that names one, else ``default``."""
     return next((m.model for m in reversed(messages) if m.model), default)
-
-
-def title_from(text: str | None, limit: int = 80) -> str | None:
-    """A list title from a request: its first non-blank line, at most ``limit`` chars."""
-    for line in (text or "").splitlines():
-        if line.strip():
-            line = line.strip()
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return None
-
-
-def head_tail_records(
-    path: Path, head_bytes: int = 16384, tail_bytes: int = 16384
-) -> tuple[list[JsonObject], list[JsonObject]]:
-    """JSON objects of the complete lines in a file's head and tail (discovery reads)."""
-    skipped = SkipCounter()
-    try:
-        head = peek.head_lines(path, head_bytes)
-        tail = peek.tail_lines(path, tail_bytes)
-    except OSError:
-        return [], []
-    decode = (
-        [decode_object(line, skipped) for line in head],
-        [decode_object(line, skipped) for line in tail],
-    )
-    return [r for r in decode[0] if r], [r for r in decode[1] if r]
-
-
-def as_map(value: object) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (tolerant field access)."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def as_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def as_int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def decoded_arguments(raw: object) -> Any:
-    """Tool-call arguments: a JSON string decoded (kept as text if it is not JSON), any
-    other value as it is."""
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
-def output_text(value: object) -> str | None:
-    """A tool result as display text: strings as they are, anything else as JSON."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-_KINDS = {
-    "bash": "shell",
-    "shell": "shell",
-    "run_shell_command": "shell",
-    "execute_bash": "shell",
-    "run_command": "shell",
-    "read": "read",
-    "read_file": "read",
-    "list": "read",
-    "ls": "read",
-    "glob": "search",
-    "grep": "search",
-    "search": "search",
-    "edit": "edit",
-    "write": "edit",
-    "multiedit": "edit",
-    "fs_write": "edit",
-    "patch": "patch",
-    "apply_patch": "patch",
-    "webfetch": "web",
-    "fetch": "web",
-    "web_fetch": "web",
-    "task": "subagent",
-    "agent": "subagent",
-    "todowrite": "plan",
-    "checklist": "plan",
-    "write_todos": "plan",
-}
-
-
-def tool_kind(name: str) -> str | None:
-    """A coarse display category from a tool name (see :class:`ToolBlock.kind`)."""
-    return _KINDS.get(name.lower())
-
-
-def running_tool(call_id: str, name: str | None, tool_input: Any) -> ToolBlock:
-    """The block of a tool call whose result has not been read yet (``tool`` when the
-    record names no tool)."""
-    name = name or "tool"
-    return ToolBlock(call_id, name, tool_input, status="running", kind=tool_kind(name))

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import zstandard
 
+from hangar.agents.json_fields import JsonObject
+from hangar.agents.json_records import SkipCounter, decode_object
+
 HEAD_BYTES = 128 * 1024
 TAIL_BYTES = 64 * 1024
 
@@ -66,3 +69,20 @@ def stat_marks(paths: Iterable[Path]) -> tuple[object, ...]:
         except OSError:
             marks.append(None)
     return tuple(marks)
+
+
+def head_tail_records(
+    path: Path, head_bytes: int = 16384, tail_bytes: int = 16384
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """JSON objects of the complete lines in a file's head and tail (discovery reads)."""
+    skipped = SkipCounter()
+    try:
+        head = head_lines(path, head_bytes)
+        tail = tail_lines(path, tail_bytes)
+    except OSError:
+        return [], []
+    decode = (
+        [decode_object(line, skipped) for line in head],
+        [decode_object(line, skipped) for line in tail],
+    )
+    return [r for r in decode[0] if r], [r for r in decode[1] if r]

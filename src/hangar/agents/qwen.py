@@ -17,25 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from hangar.agents.base import (
+    UNRESUMABLE,
     AgentStore,
-    ProjectionDelta,
+    Carry,
     SessionSource,
     SessionSummary,
     TranscriptProjector,
+    Unresumable,
 )
-from hangar.agents.message_log import (
-    JsonObject,
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    latest_model,
-    output_text,
-    running_tool,
-    title_from,
-)
+from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
+from hangar.agents.json_records import SkipCounter
+from hangar.agents.message_log import LogProjector, latest_model
 from hangar.agents.peek import head_bytes
+from hangar.agents.text import title_from
+from hangar.agents.tool_kinds import running_tool
+from hangar.agents.tool_output import output_text
 from hangar.model import CompactionBlock, TextBlock, ThinkingBlock, Usage
 from hangar.model.messages import UnknownBlock
 
@@ -73,11 +69,12 @@ def decode_objects(line: bytes, skipped: SkipCounter) -> list[JsonObject]:
     return found
 
 
-class QwenProjector(TranscriptProjector):
-    """Incremental reader of one Qwen Code chat file."""
+class QwenProjector(LogProjector):
+    """Incremental reader of one Qwen Code chat file (resumable at each request that
+    starts its line; a turn inherits the record count, which names unnamed records)."""
 
     def __init__(self) -> None:
-        self.log = MessageLog()
+        super().__init__()
         self.skipped = SkipCounter()
         self.after: dict[str, tuple[int, int]] = {}
         """Per record uuid: (record sequence, message count after it)."""
@@ -86,9 +83,20 @@ class QwenProjector(TranscriptProjector):
         self.cwd: str | None = None
         self.created: str | None = None
         self.updated: str | None = None
+        self._first_on_line = True
+
+    def carry(self) -> Carry | Unresumable:
+        # A request glued after another object on its line cannot be resumed at: the
+        # line would be read again from its start.
+        return {"seq": self.seq - 1} if self._first_on_line else UNRESUMABLE
+
+    def apply_carry(self, carry: Carry) -> None:
+        seq = carry.get("seq") if isinstance(carry, dict) else None
+        self.seq = seq if isinstance(seq, int) else 0
 
     def feed(self, line: bytes) -> None:
-        for record in decode_objects(line, self.skipped):
+        for position, record in enumerate(decode_objects(line, self.skipped)):
+            self._first_on_line = position == 0
             self._record(record)
 
     def _record(self, record: JsonObject) -> None:
@@ -125,7 +133,7 @@ class QwenProjector(TranscriptProjector):
             self.log.add_block(target, CompactionBlock(as_str(payload.get("summary"))))
         elif not (kind == "system" and subtype in _IGNORED_SYSTEM):
             self.skipped.add(f"{kind}.{subtype}" if subtype else str(kind))
-        self.after[uuid] = (self.seq, len(self.log.messages))
+        self.after[uuid] = (self.seq, self.log.count)
 
     def _rewind(self, target: str | None) -> None:
         mark = self.after.get(target or "")
@@ -192,9 +200,6 @@ class QwenProjector(TranscriptProjector):
             block.status = status  # type: ignore[assignment]
             block.is_error = status == "failed"
 
-    def take(self) -> ProjectionDelta:
-        return self.log.take()
-
     def summary(self) -> SessionSummary:
         messages = self.log.messages
         return SessionSummary(
@@ -203,7 +208,7 @@ class QwenProjector(TranscriptProjector):
             created_at=self.created,
             updated_at=self.updated,
             model=latest_model(messages),
-            message_count=len(messages),
+            message_count=self.log.count,
             skipped=dict(self.skipped.counts),
         )
 

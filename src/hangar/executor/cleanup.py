@@ -9,8 +9,10 @@ each (its ``workspacePath``, ``workspaceKind``, ``runtimeHandle``), never from a
 * ``draft_attachment`` — each ``runtimeHandle.cleanupAttachments[].localPath`` that lies under
   ``$HANGAR_HOME/attachments/draft/``;
 * ``session_log`` — ``$HANGAR_HOME/logs/tasks/<localTaskId>`` (file or directory);
-* ``worktree`` — listed only: a worktree is removed through ``runtime.worktrees.delete``, which
-  snapshots it first, never by cleanup (status ``skipped``).
+* ``worktree`` — the hangar-managed worktree the task ran in (``runtime.worktrees``): removed
+  through the worktree store, which writes its snapshot ref first and keeps the directory if
+  that fails (status ``failed``). Refused while another task in it is unarchived or running,
+  and for permanent worktrees; a worktree hangar does not manage is listed as ``skipped``.
 
 Safety (:func:`check_target`): the path must not be, or pass through, a symlink; its resolved
 form must lie strictly inside one managed root; it must not be any Project root known to the
@@ -27,13 +29,25 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from hangar.errors import UsageError
+from hangar.errors import HangarError, UsageError
 from hangar.executor import trash
 from hangar.executor.database import ExecutorDatabase
 
 MAX_ITEMS = 200
+
+
+class WorktreeCleaner(Protocol):
+    """The worktree store, as cleanup uses it."""
+
+    def cleanup_target(self, workspace_path: str) -> tuple[Path, str | None] | None:
+        """``(path, refusal)`` of the managed worktree a task ran in, else ``None``."""
+        ...
+
+    def remove_for_cleanup(self, path: Path) -> dict[str, Any]:
+        """Snapshot, then remove; the snapshot's ``{ref, commit}``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -141,7 +155,12 @@ def _item_ids(payload: object) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def plan(db: ExecutorDatabase, roots: ManagedRoots, payload: object) -> dict[str, Any]:
+def plan(
+    db: ExecutorDatabase,
+    roots: ManagedRoots,
+    payload: object,
+    worktrees: WorktreeCleaner | None = None,
+) -> dict[str, Any]:
     """The cleanup preview: per item ``{localTaskId, status, reason?, targets[{kind, path,
     exists, bytes, status, reason?}]}`` plus ``counts`` and ``bytes`` of what would go."""
     ids = _item_ids(payload)
@@ -171,12 +190,19 @@ def plan(db: ExecutorDatabase, roots: ManagedRoots, payload: object) -> dict[str
             items.append({"localTaskId": task_id, "status": "refused", "reason": reason})
             continue
         targets = []
+        managed = worktrees.cleanup_target(row["workspace_path"]) if worktrees else None
         for kind, path, root in _targets(row, roots):
+            if kind == "worktree" and managed is not None:
+                continue
             exists = path.exists() or path.is_symlink()
             entry: dict[str, Any] = {"kind": kind, "path": str(path), "exists": exists}
             why = check_target(path, root, projects)
             if kind == "worktree":
-                why = why or "worktrees are removed by runtime.worktrees.delete (snapshot first)"
+                why = (
+                    "not a worktree hangar manages; cleanup never removes it"
+                    if worktrees is not None
+                    else "worktrees are removed by runtime.worktrees.delete (snapshot first)"
+                )
             if why is not None:
                 entry.update(
                     bytes=0, status="skipped" if kind == "worktree" else "refused", reason=why
@@ -188,8 +214,24 @@ def plan(db: ExecutorDatabase, roots: ManagedRoots, payload: object) -> dict[str
                 total_bytes += entry["bytes"]
                 count += 1
             targets.append(entry)
+        if managed is not None:
+            entry = _worktree_entry(*managed)
+            total_bytes += entry["bytes"]
+            count += entry["status"] == "will_delete"
+            targets.append(entry)
         items.append({"localTaskId": task_id, "status": "ok", "targets": targets})
     return {"items": items, "counts": {"targets": count}, "bytes": total_bytes}
+
+
+def _worktree_entry(path: Path, refusal: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"kind": "worktree", "path": str(path), "exists": path.exists()}
+    if refusal is not None:
+        entry.update(bytes=0, status="refused", reason=refusal)
+    elif not entry["exists"]:
+        entry.update(bytes=0, status="absent")
+    else:
+        entry.update(bytes=_size(path), status="will_delete", snapshot=True)
+    return entry
 
 
 def _refusal(row: sqlite3.Row | None) -> str | None:
@@ -206,13 +248,28 @@ def _refusal(row: sqlite3.Row | None) -> str | None:
 
 
 def run(
-    db: ExecutorDatabase, roots: ManagedRoots, trash_root: Path, payload: object
+    db: ExecutorDatabase,
+    roots: ManagedRoots,
+    trash_root: Path,
+    payload: object,
+    worktrees: WorktreeCleaner | None = None,
 ) -> dict[str, Any]:
-    """Clean what :func:`plan` marks ``will_delete``, into one trash entry per item."""
-    preview = plan(db, roots, payload)
+    """Clean what :func:`plan` marks ``will_delete``: files into one trash entry per item,
+    a worktree through the worktree store (snapshot first)."""
+    preview = plan(db, roots, payload, worktrees)
     removed = 0
     for item in preview["items"]:
         targets = [t for t in item.get("targets", []) if t["status"] == "will_delete"]
+        if worktrees is not None:
+            for target in [t for t in targets if t["kind"] == "worktree"]:
+                targets.remove(target)
+                try:
+                    target["snapshot"] = worktrees.remove_for_cleanup(Path(target["path"]))
+                except HangarError as exc:  # the directory is kept; say why
+                    target.update(status="failed", reason=str(exc))
+                    continue
+                target["status"] = "deleted"
+                removed += 1
         if not targets:
             continue
         files: list[Path] = []

@@ -9,6 +9,7 @@ lifecycle, the delete worker) are created on first use and stopped by :meth:`clo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Mapping
@@ -23,7 +24,8 @@ from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rescan import RescanGate
 from hangar.executor.stores import AgentStores
 from hangar.executor.task_index import TaskIndex
-from hangar.model import LocalTask, Transcript
+from hangar.executor.turn_table_store import ExecutorTableStore
+from hangar.model import LocalTask, Message, Transcript
 from hangar.paths import Env
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
     from hangar.executor.usage import UsageCounter
+    from hangar.executor.worktrees import WorktreeService
 
 
 class ExecutorCore:
@@ -67,8 +70,9 @@ class ExecutorCore:
         self.rescans = RescanGate()
         """Decides when a list rescans the agent homes (a session watcher arms it)."""
         self._lists: dict[tuple[str | None, bool], tuple[int, list[LocalTask]]] = {}
-        # Full reads by either engine leave turn tables the user-facing engine opens from.
-        self.turn_tables = TurnTables()
+        # Full reads by either engine leave turn tables the user-facing engine opens from;
+        # they are kept in executor.db, so the first open after a restart is tail-first too.
+        self.turn_tables = TurnTables(store=ExecutorTableStore(db))
         capacity = int(settings.transcript_cache_entries)
         self.engine = TranscriptEngine(capacity=capacity, tables=self.turn_tables)
         # The background indexer and the search indexer read through this one engine, and
@@ -135,6 +139,19 @@ class ExecutorCore:
         return DeleteWorker(
             self.db, self.trash_root, self.open_control, on_deleted=self.search.indexer.forget
         )
+
+    @cached_property
+    def worktrees(self) -> WorktreeService:
+        """This device's worktree store (``runtime.worktrees.*``, ``docs/worktrees.md``)."""
+        from hangar.executor.worktrees import WorktreeService
+
+        return WorktreeService(self.settings.paths.home, _IndexTasks(self), self._archive)
+
+    def _archive(self, task_ids: list[str]) -> list[str]:
+        """Archive tasks (through the agent's control facet where it has one)."""
+        with self.controls() as controls:
+            done = [self.lifecycle.set_archived(task_id, True, controls) for task_id in task_ids]
+        return [r["localTaskId"] for r in done if r.get("archived")]
 
     @property
     def trash_root(self) -> Path:
@@ -251,6 +268,11 @@ class ExecutorCore:
             base=entry.base,
         )
         return task, result
+
+    def messages(self, local_task_id: str) -> tuple[LocalTask, list[Message]]:
+        """Every message of a task's transcript (a full read, from the cache when current)."""
+        entry = self._read(self.engine, local_task_id, refresh=True, min_index=0)
+        return self.index.get(local_task_id), list(entry.messages) if entry else []
 
     # -- background indexing ----------------------------------------------------------------
     def index_pending(self, max_tasks: int = 32) -> int:
@@ -370,3 +392,24 @@ class ExecutorCore:
         )
         if known != learned:
             self.index.record_parse(local_task_id, summary, signature)
+
+
+class _IndexTasks:
+    """The executor's LocalTask index as the worktree store reads it."""
+
+    def __init__(self, executor: ExecutorCore) -> None:
+        self.executor = executor
+
+    def refresh(self) -> None:
+        # Deleting or pruning decides on what is on disk now, not on a watcher's last report.
+        self.executor.refresh_index(force=True)
+
+    def in_directory(self, path: str) -> tuple[LocalTask, ...]:
+        index = self.executor.index
+        tasks = index.in_directory(path)
+        stale = [t.local_task_id for t in tasks if index.is_stale(t.local_task_id)]
+        for local_task_id in stale:
+            # Whether a task is running is learned by reading it: never decide on old news.
+            with contextlib.suppress(HangarError):
+                self.executor._read(self.executor._indexer, local_task_id, refresh=True)
+        return index.in_directory(path) if stale else tasks

@@ -2,7 +2,8 @@
 
 * ``runtime.tasks.rename {localTaskId, title}`` → ``{localTaskId, title, updatedAt, via}``
 * ``runtime.tasks.archive|unarchive {localTaskId}`` → ``{localTaskId, archived, via}``, or
-  ``{localTaskId, archived: false, cleanupReason: "missing_rollout"}`` for a stale Codex thread
+  ``{localTaskId, archived: false, cleanupReason: "missing_rollout"}`` for a stale Codex thread;
+  unarchive also restores a removed worktree (``worktree`` / ``worktreeError``)
 * ``runtime.tasks.archive_project {projectKey}`` / ``runtime.tasks.archive_all {}`` →
   ``{archived[], missingRollout[], count}``
 * ``runtime.tasks.archived_list {projectKey?}`` → ``{items, projectGroups, total}``
@@ -21,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from hangar.errors import HangarError
 from hangar.executor import cleanup, delete_worker
 from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import Handler
@@ -61,7 +63,17 @@ def archive(executor: ExecutorCore, request: TaskRef) -> ArchiveResult:
 
 
 def unarchive(executor: ExecutorCore, request: TaskRef) -> ArchiveResult:
-    return _set_archived(executor, request, False)
+    """Unarchive, then bring back the task's worktree if it was removed with a snapshot
+    (RW-188): ``worktree`` in the reply, or ``worktreeError`` when it could not be restored
+    (the task stays unarchived either way)."""
+    result = _set_archived(executor, request, False)
+    if result.archived is False and result.cleanup_reason is None:
+        task = executor.index.get(result.local_task_id)
+        try:
+            result.worktree = executor.worktrees.restore_for_task(task.workspace_path)
+        except HangarError as exc:
+            result.worktree_error = {"code": exc.code, "message": str(exc)}
+    return result
 
 
 def archive_project(executor: ExecutorCore, request: ArchiveProjectRequest) -> ArchivedMany:
@@ -114,12 +126,15 @@ def purge(executor: ExecutorCore, request: TaskRef) -> Purged:
 
 
 def cleanup_preview(executor: ExecutorCore, request: TaskIdsRequest) -> dict[str, Any]:
-    return cleanup.plan(executor.db, executor.roots, {"localTaskIds": request.local_task_ids})
+    payload = {"localTaskIds": request.local_task_ids}
+    return cleanup.plan(executor.db, executor.roots, payload, executor.worktrees)
 
 
 def run_cleanup(executor: ExecutorCore, request: TaskIdsRequest) -> dict[str, Any]:
     payload = {"localTaskIds": request.local_task_ids}
-    return cleanup.run(executor.db, executor.roots, executor.trash_root, payload)
+    return cleanup.run(
+        executor.db, executor.roots, executor.trash_root, payload, executor.worktrees
+    )
 
 
 HANDLERS: dict[str, Handler] = {

@@ -4,7 +4,8 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``), imported the first time one
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``, ``rpc_worktrees``,
+``rpc_file_changes``), imported the first time one
 of its methods is called, so a ``hangar tasks list`` never loads the delete worker or the
 search engine; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
@@ -39,6 +40,19 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TASKS_CLEANUP.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
+    "hangar.executor.rpc_worktrees": (
+        m.WORKTREES_SETTINGS_GET.name,
+        m.WORKTREES_SETTINGS_UPDATE.name,
+        m.WORKTREES_PREPARE.name,
+        m.WORKTREES_LIST.name,
+        m.WORKTREES_DELETE.name,
+        m.WORKTREES_RESTORE.name,
+        m.WORKTREES_PRUNE.name,
+    ),
+    "hangar.executor.rpc_file_changes": (
+        m.TURN_FILE_CHANGES_REVIEW.name,
+        m.TURN_FILE_CHANGES_REVERT.name,
+    ),
 }
 """Each handler module and the methods its ``HANDLERS`` serve (a test keeps them equal)."""
 

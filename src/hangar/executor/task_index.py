@@ -218,6 +218,18 @@ class TaskIndex:
             raise NotFoundError(kind="task", key=local_task_id)
         return row  # type: ignore[no-any-return]
 
+    def in_directory(self, path: str) -> tuple[LocalTask, ...]:
+        """Every listed task (archived ones too) that ran in ``path`` or below it."""
+        folder = path.rstrip("/")
+        prefix = folder + "/"
+        rows = self.db.read().execute(
+            "SELECT * FROM local_tasks WHERE parent_session_key IS NULL AND deleted_at IS NULL"
+            " AND (workspace_path = ? OR substr(workspace_path, 1, ?) = ?)"
+            " ORDER BY updated_at DESC, local_task_id",
+            (folder, len(prefix), prefix),
+        )
+        return tuple(self._task(row) for row in rows)
+
     def resolve(self, key: str) -> str:
         """A localTaskId from an id, a unique prefix of one, or the agent's session id."""
         conn = self.db.read()
@@ -272,6 +284,11 @@ class TaskIndex:
             (limit,),
         )
         return tuple(str(row[0]) for row in rows)
+
+    def is_stale(self, local_task_id: str) -> bool:
+        """True when the task's file changed since its last full read."""
+        row = self.row(local_task_id)
+        return bool(row["stat_signature"]) and row["signature"] != row["stat_signature"]
 
     def mark_missing(self, local_task_id: str) -> None:
         with self.db.write() as conn:

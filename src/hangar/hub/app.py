@@ -25,10 +25,12 @@ from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import discussions as discussions_api
 from hangar.hub.api import events as events_api
+from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.api import usage as usage_api
+from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
@@ -45,6 +47,8 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
+    worktrees_api.router,
+    file_changes_api.router,
     issues_api.router,
     events_api.router,
     local_runs_api.router,

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hangar.protocol import file_changes as fc
 from hangar.protocol import tasks as t
 from hangar.protocol import usage as u
+from hangar.protocol import worktrees as w
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,21 @@ TASKS_CLEANUP_PREVIEW = Method("runtime.tasks.cleanup_preview", t.TaskIdsRequest
 TASKS_CLEANUP = Method("runtime.tasks.cleanup", t.TaskIdsRequest, JsonObject)
 INDEX_RUN = Method("runtime.index.run", t.NoArguments, t.IndexRun)
 INDEX_STATUS = Method("runtime.index.status", t.NoArguments, t.IndexStatus)
+WORKTREES_SETTINGS_GET = Method("runtime.worktrees.settings.get", t.NoArguments, JsonObject)
+WORKTREES_SETTINGS_UPDATE = Method(
+    "runtime.worktrees.settings.update", w.WorktreeSettingsUpdate, JsonObject
+)
+WORKTREES_PREPARE = Method("runtime.worktrees.prepare", w.PrepareWorktree, JsonObject)
+WORKTREES_LIST = Method("runtime.worktrees.list", t.NoArguments, JsonObject)
+WORKTREES_DELETE = Method("runtime.worktrees.delete", w.WorktreeRef, JsonObject)
+WORKTREES_RESTORE = Method("runtime.worktrees.restore", w.WorktreeRef, JsonObject)
+WORKTREES_PRUNE = Method("runtime.worktrees.prune", t.NoArguments, JsonObject)
+TURN_FILE_CHANGES_REVIEW = Method(
+    "runtime.tasks.turn_file_changes_review", fc.TurnFileChanges, JsonObject
+)
+TURN_FILE_CHANGES_REVERT = Method(
+    "runtime.tasks.turn_file_changes_revert", fc.RevertTurnFileChanges, JsonObject
+)
 USAGE_SUMMARY = Method("runtime.usage.summary", u.UsageRequest, u.UsageReport)
 
 METHODS: dict[str, Method] = _methods(
@@ -69,5 +86,14 @@ METHODS: dict[str, Method] = _methods(
     TASKS_CLEANUP,
     INDEX_RUN,
     INDEX_STATUS,
+    WORKTREES_SETTINGS_GET,
+    WORKTREES_SETTINGS_UPDATE,
+    WORKTREES_PREPARE,
+    WORKTREES_LIST,
+    WORKTREES_DELETE,
+    WORKTREES_RESTORE,
+    WORKTREES_PRUNE,
+    TURN_FILE_CHANGES_REVIEW,
+    TURN_FILE_CHANGES_REVERT,
     USAGE_SUMMARY,
 )

@@ -143,6 +143,10 @@ class ArchiveResult(Wire):
     via: str | None = None
     cleanup_reason: str | None = None
     """``missing_rollout`` for a stale Codex thread (hidden, never shown as archived)."""
+    worktree: dict[str, Any] | None = None
+    """Unarchive only: the task's worktree, restored from its snapshot (``docs/worktrees.md``)."""
+    worktree_error: dict[str, str] | None = None
+    """Unarchive only: why the task's removed worktree could not be restored."""
 
 
 class ArchivedMany(Wire):

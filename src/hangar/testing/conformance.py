@@ -15,6 +15,11 @@ out like the agent's own home) and it checks the store contract:
   feed; no delta starts past the end or reuses a wrong index;
 * **incremental discovery** where a store lists ``session_paths()``: listing opens no file
   and ``describe(path)`` equals what ``discover()`` gave for that path;
+* **resumable** where the projector is a :class:`~hangar.agents.base.ResumableProjector`:
+  a fresh projector resumed at any clean turn boundary of a full read (an even sample of
+  them) and fed the lines from there yields exactly the full read's messages from that
+  boundary on, with the same checklist and context usage, and finds the same later
+  boundaries;
 * **read-only**: nothing in the home changes (sizes and mtimes of every file), and an empty
   home discovers nothing without an error;
 * **garbage is tolerated**: invalid JSON, invalid UTF-8, a JSON array, a huge line and a
@@ -45,15 +50,18 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.base import AgentStore, SessionSource, SessionSummary
+from hangar.agents.base import AgentStore, ResumableProjector, SessionSource, SessionSummary
 from hangar.agents.homes import AgentHome
 from hangar.model import Message, ToolBlock
+from hangar.transcripts.tail import MarkRecorder, TurnMark
 
 #: Discovery may open this many files per session found, plus :data:`DISCOVER_OPEN_SLACK`.
 DISCOVER_OPENS_PER_SESSION = 3
 DISCOVER_OPEN_SLACK = 8
 #: Sessions whose split points are all tried below this many lines; above, a sample.
 MAX_SPLIT_POINTS = 48
+#: Turn boundaries a resumed read is checked at (an even sample above this many).
+MAX_RESUME_POINTS = 48
 RANDOM_CHUNKINGS = 4
 HUGE_LINE_BYTES = 2 * 1024 * 1024
 
@@ -245,6 +253,89 @@ def check_incremental(
     return problems
 
 
+def _lines_with_offsets(data: bytes) -> list[tuple[int, bytes]]:
+    """The complete, non-blank lines the engine feeds, with their byte offsets."""
+    out: list[tuple[int, bytes]] = []
+    offset = 0
+    for line in data.split(b"\n")[:-1]:
+        if line.strip():
+            out.append((offset, line))
+        offset += len(line) + 1
+    return out
+
+
+def _feed_recorded(
+    projector: ResumableProjector, lines: list[tuple[int, bytes]], first_number: int
+) -> MarkRecorder:
+    recorder = MarkRecorder(count=first_number)
+    for offset, line in lines:
+        projector.feed(line)
+        recorder.after_line(projector, offset, line)
+    return recorder
+
+
+def check_resumable(
+    store: AgentStore, source: SessionSource, *, max_points: int = MAX_RESUME_POINTS
+) -> list[str]:
+    """A projector resumed at each clean turn boundary equals the full read from there."""
+    full = store.new_projector(source)
+    if not isinstance(full, ResumableProjector):
+        return []
+    where = f"{source.session_id} (resume)"
+    lines = _lines_with_offsets(source.path.read_bytes())
+    recorder = _feed_recorded(full, lines, 0)
+    expected = msgspec.to_builtins(full.take().messages)
+    summary = full.summary()
+    marks = recorder.with_indexes(0, full.turn_first_indexes())
+    if marks is None:
+        return [f"{where}: a boundary names a turn the projector does not have"]
+    firsts = list(full.turn_first_indexes())
+    if firsts != sorted(firsts) or any(i < 0 or i > len(expected) for i in firsts):
+        return [f"{where}: turn first indexes {firsts[:8]}… are not increasing within range"]
+    usable = [m for m in marks if m.clean and m.number > 0]
+    if len(usable) > max_points:
+        step = len(usable) / max_points
+        usable = [usable[int(i * step)] for i in range(max_points)]
+    problems: list[str] = []
+    for mark in usable:
+        problems += _check_resumed_at(store, source, lines, mark, marks, expected, summary, where)
+        if problems:
+            break
+    return problems
+
+
+def _check_resumed_at(
+    store: AgentStore,
+    source: SessionSource,
+    lines: list[tuple[int, bytes]],
+    mark: TurnMark,
+    marks: list[TurnMark],
+    expected: list[Any],
+    summary: SessionSummary,
+    where: str,
+) -> list[str]:
+    at = f"{where} at turn {mark.number} (byte {mark.offset})"
+    projector = store.new_projector(source)
+    assert isinstance(projector, ResumableProjector)
+    projector.resume(mark.inherited(), mark.first_index, mark.number)
+    seen = _feed_recorded(projector, [x for x in lines if x[0] >= mark.offset], mark.number)
+    delta = projector.take()
+    problems: list[str] = []
+    if delta.start != mark.first_index:
+        problems.append(f"{at}: the first delta starts at {delta.start}, not {mark.first_index}")
+    elif msgspec.to_builtins(delta.messages) != expected[mark.first_index :]:
+        problems.append(f"{at}: messages differ from the full read's")
+    resumed = projector.summary()
+    if resumed.checklist != summary.checklist:
+        problems.append(f"{at}: checklist differs from the full read's")
+    if resumed.context_usage != summary.context_usage:
+        problems.append(f"{at}: context usage differs from the full read's")
+    later = [(m.number, m.offset) for m in marks if m.number >= mark.number]
+    if [(m.number, m.offset) for m in seen.marks] != later:
+        problems.append(f"{at}: the later turn boundaries differ from the full read's")
+    return problems
+
+
 def _skipped_total(summary: SessionSummary) -> int:
     return sum(summary.skipped.values())
 
@@ -424,6 +515,7 @@ def check_store(
         try:
             if store.reads_incrementally(source):
                 report.problems += check_incremental(store, source)
+                report.problems += check_resumable(store, source)
                 report.problems += check_garbage_lines(store, source)
             elif len(report.sessions) <= 3:
                 report.problems += check_corrupted_file(store_cls, home, source, workdir)

@@ -10,11 +10,18 @@ session, reading as little as possible:
   first affected turn on, earlier messages stay the same objects (RW-077, RW-078);
 * truncated, replaced, same size with a new mtime, ``.zst``, or a rewritten format: the whole
   source is parsed again (RW-080);
-* tail-first (``tail_messages`` given, an engine with ``tables``, a file whose turn table a
-  previous full read left in :mod:`~hangar.transcripts.tail`): a cold open reads only the
-  last turns, starting at the turn boundary before the last ``tail_messages`` messages. The
-  entry is then *partial* (``base > 0``); a read that needs older messages (``min_index``)
-  parses the whole file.
+* tail-first (``tail_messages`` given, an engine with ``tables``, a file whose turn table an
+  earlier read left in :class:`~hangar.transcripts.tail.TurnTables`, in this process or,
+  through its store, in an earlier one): a cold open reads only the last turns, from the
+  clean turn boundary before the last ``tail_messages`` messages, and checks that the table
+  still fits the file (the boundary line where the table said, with the same checksum;
+  every later boundary it knows at the same offset and first index). A table that fails is
+  dropped and the file parsed in full, so a wrong page is never served. The entry is then
+  *partial* (``base > 0``); a read that needs older messages (``min_index``) parses the
+  whole file. When the file grew, the read's new turns extend the table;
+* never seen: :meth:`TranscriptEngine.glance` shows the last turns from the file's last
+  bytes at once, with indexes settled by the next :meth:`~TranscriptEngine.read` (see
+  :mod:`~hangar.transcripts.glance`).
 
 A partial last line is never fed: the stored offset stops before it. The cache holds at most
 ``capacity`` sessions (least recently used evicted). All methods are thread-safe; a read
@@ -30,17 +37,20 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from hangar.agents.base import (
     AgentStore,
+    ResumableProjector,
     SessionSource,
     SessionSummary,
     TranscriptProjector,
 )
-from hangar.agents.projection import TurnProjector
 from hangar.model import Message
+from hangar.transcripts.glance import Glance, glance
 from hangar.transcripts.lines import LineReader, is_compressed
 from hangar.transcripts.signature import FileSignature, compare, sign
-from hangar.transcripts.tail import TurnMark, TurnTable, TurnTables
+from hangar.transcripts.tail import MarkRecorder, TurnMark, TurnTable, TurnTables
 
 
 @dataclass
@@ -61,8 +71,10 @@ class CachedTranscript:
     marker: object = None
     """The store's :meth:`~hangar.agents.base.AgentStore.change_marker` when parsed."""
     base: int = 0
-    marks: list[TurnMark] | None = None
-    """Turn starts seen so far (full reads of turn-based projectors only)."""
+    recorder: MarkRecorder | None = None
+    """Turn starts seen so far (reads of resumable projectors by an engine with tables)."""
+    prefix: tuple[TurnMark, ...] = ()
+    """The table's marks before ``base`` (tail-first reads), kept when the table grows."""
 
     @property
     def total(self) -> int:
@@ -86,7 +98,8 @@ class TranscriptEngine:
     capacity: int = 16
     stats: EngineStats = field(default_factory=EngineStats)
     tables: TurnTables | None = None
-    """Where full reads leave turn tables and tail-first opens find them (may be shared)."""
+    """Where reads leave turn tables and tail-first opens find them (may be shared, and
+    persisted through its store)."""
 
     def __post_init__(self) -> None:
         self._cache: OrderedDict[str, CachedTranscript] = OrderedDict()
@@ -114,8 +127,8 @@ class TranscriptEngine:
         """The current transcript of ``source`` (see the module docstring for what is read).
 
         Without ``tail_messages`` the result is a full read, or a partial one whose ``base``
-        is at most ``min_index``. Raises ``OSError`` (e.g. ``FileNotFoundError``) when the
-        source cannot be read.
+        is at most ``min_index``. Raises ``OSError`` (e.g. ``FileNotFoundError``, after
+        forgetting the session and its turn table) when the source cannot be read.
         """
         with self._key_lock(key):
             with self._lock:
@@ -129,7 +142,11 @@ class TranscriptEngine:
                     self._cache.move_to_end(key)
                     return entry
             # Reading and parsing hold only this key's lock: other tasks stay readable.
-            signature = sign(source.path)
+            try:
+                signature = sign(source.path)
+            except FileNotFoundError:
+                self._drop(key)
+                raise
             marker = store.change_marker(source)
             self.stats.signature_checks += 1
             if entry is not None:
@@ -141,6 +158,8 @@ class TranscriptEngine:
                 elif change == "appended" and self._can_append(store, entry):
                     self._append(key, entry, signature)
                 else:
+                    if change == "rewritten" and self.tables is not None:
+                        self.tables.forget(key)
                     entry = None
             if entry is None and tail_messages is not None:
                 entry = self._parse_tail(key, store, source, signature, tail_messages)
@@ -153,6 +172,34 @@ class TranscriptEngine:
                 while len(self._cache) > self.capacity:
                     self._cache.popitem(last=False)
             return entry
+
+    def glance(
+        self, key: str, store: AgentStore, source: SessionSource, limit: int
+    ) -> Glance | None:
+        """The last ``limit`` messages of ``source`` at once: exact (``settled``) when this
+        engine or its turn tables know the file (a tail-first :meth:`read`), else a
+        :func:`~hangar.transcripts.glance.glance` from the file's last bytes, whose indexes
+        settle with the next :meth:`read`. ``None`` when the source has no end to read
+        from (rewritten formats, ``.zst``)."""
+        table = self.tables.get(key) if self.tables is not None else None
+        if self.cached(key) is None and table is None:
+            return glance(store, source, limit)
+        before = self.stats.bytes_read
+        entry = self.read(key, store, source, tail_messages=limit)
+        return Glance(
+            entry.messages[-limit:],
+            True,
+            None,
+            self.stats.bytes_read - before,
+            entry.summary.checklist,
+            entry.summary.context_usage,
+        )
+
+    def _drop(self, key: str) -> None:
+        """The session's file is gone: forget its parse and its turn table."""
+        self.forget(key)
+        if self.tables is not None:
+            self.tables.forget(key)
 
     def _key_lock(self, key: str) -> threading.Lock:
         with self._lock:
@@ -170,24 +217,20 @@ class TranscriptEngine:
         )
 
     def _feed(
-        self, projector: TranscriptProjector, reader: LineReader, marks: list[TurnMark] | None
+        self, projector: TranscriptProjector, reader: LineReader, recorder: MarkRecorder | None
     ) -> None:
         # The parse allocates many small acyclic objects: cyclic GC passes are pure overhead.
         enabled = gc.isenabled()
         gc.disable()
         try:
-            if marks is None or not isinstance(projector, TurnProjector):
+            if recorder is None or not isinstance(projector, ResumableProjector):
                 for line in reader:
                     projector.feed(line)
             else:
-                turns = projector.turns
-                count = len(turns)
+                feed, after = projector.feed, recorder.after_line
                 for line in reader:
-                    projector.feed(line)
-                    if len(turns) != count:
-                        number = projector.turn_base + count
-                        marks.append(TurnMark(reader.line_start, number, projector.carry()))
-                        count = len(turns)
+                    feed(line)
+                    after(projector, reader.line_start, line)
         finally:
             if enabled:
                 gc.enable()
@@ -202,14 +245,14 @@ class TranscriptEngine:
             return CachedTranscript(source, loaded.messages, loaded.summary, signature)
         projector = store.new_projector(source)
         reader = LineReader(source.path, 0)
-        marks: list[TurnMark] | None = [] if self._tail_capable(source, projector) else None
-        self._feed(projector, reader, marks)
+        recorder = MarkRecorder() if self._tail_capable(source, projector) else None
+        self._feed(projector, reader, recorder)
         delta = projector.take()
         messages = delta.messages[:] if delta.start == 0 else []
         entry = CachedTranscript(
             source, messages, projector.summary(), signature, reader.end_offset, projector
         )
-        entry.marks = marks
+        entry.recorder = recorder
         self._keep_table(key, entry)
         return entry
 
@@ -221,73 +264,116 @@ class TranscriptEngine:
         signature: FileSignature,
         limit: int,
     ) -> CachedTranscript | None:
-        """A partial entry from the last turns, or ``None`` when no usable table exists."""
-        table = self.tables.get(key) if self.tables is not None else None
-        if table is None or not store.reads_incrementally(source):
+        """A partial entry from the last turns, or ``None`` when no usable table exists
+        (a table that fails a check is dropped: the full parse then makes a new one)."""
+        tables = self.tables
+        table = tables.get(key) if tables is not None else None
+        if tables is None or table is None or not store.reads_incrementally(source):
             return None
         if compare(table.signature, signature, source.path) == "rewritten":
-            self.tables.forget(key)  # type: ignore[union-attr]
+            tables.forget(key)
             return None
-        position = table.start_for(limit)
+        mark = table.start_for(limit)
         projector = store.new_projector(source)
-        if position is None or not self._tail_capable(source, projector):
+        if mark is None or not self._tail_capable(source, projector):
             return None
-        assert isinstance(projector, TurnProjector)
-        mark, first_index = table.marks[position], table.first_indexes[position]
-        projector.resume(mark.carry, first_index, mark.number)
+        assert isinstance(projector, ResumableProjector)
+        try:
+            carry = mark.inherited()
+        except msgspec.DecodeError:
+            tables.reject(key)
+            return None
+        projector.resume(carry, mark.first_index, mark.number)
         reader = LineReader(source.path, mark.offset)
-        self._feed(projector, reader, None)
+        recorder = MarkRecorder(count=mark.number)
+        self._feed(projector, reader, recorder)
         delta = projector.take()
-        if delta.start != first_index:
-            return None  # the projector did not start where the table said: read it all
+        if not _tail_agrees(table, mark, recorder, projector, delta.start):
+            tables.reject(key)
+            return None
         self.stats.tail_parses += 1
-        return CachedTranscript(
+        entry = CachedTranscript(
             source,
             delta.messages[:],
             projector.summary(),
             signature,
             reader.end_offset,
             projector,
-            base=first_index,
+            base=mark.first_index,
+            recorder=recorder,
+            prefix=tuple(m for m in table.marks if m.number < mark.number),
         )
+        if recorder.count > table.marks[-1].number + 1:
+            self._keep_table(key, entry)  # the file grew new turns: remember them
+        return entry
 
     def _tail_capable(self, source: SessionSource, projector: TranscriptProjector) -> bool:
         return (
             self.tables is not None
-            and isinstance(projector, TurnProjector)
+            and isinstance(projector, ResumableProjector)
             and not is_compressed(source.path)
         )
 
     def _keep_table(self, key: str, entry: CachedTranscript) -> None:
-        projector = entry.projector
-        if self.tables is None or entry.marks is None or not isinstance(projector, TurnProjector):
+        projector, recorder = entry.projector, entry.recorder
+        if self.tables is None or recorder is None:
             return
-        turns = projector.turns
-        if len(turns) != len(entry.marks) or entry.base != 0:
-            return  # a projector that merged or dropped turns: no reliable table
-        table = TurnTable(
-            signature=entry.signature,
-            marks=tuple(entry.marks),
-            first_indexes=tuple(turn.first_index for turn in turns),
-            total=entry.total,
-        )
+        if not isinstance(projector, ResumableProjector):
+            return
+        marks = recorder.with_indexes(recorder.first_number, projector.turn_first_indexes())
+        if marks is None:
+            return  # a projector that lost track of its turns: no reliable table
+        if entry.prefix and marks and marks[0].number <= entry.prefix[-1].number:
+            return
+        table = TurnTable(entry.signature, entry.prefix + tuple(marks), entry.total)
         self.tables.put(key, table)
 
     def _append(self, key: str, entry: CachedTranscript, signature: FileSignature) -> None:
         assert entry.projector is not None
         self.stats.appends += 1
         reader = LineReader(entry.source.path, entry.offset)
-        known_turns = len(entry.marks) if entry.marks is not None else 0
-        self._feed(entry.projector, reader, entry.marks)
+        recorder = entry.recorder
+        known_turns = recorder.count if recorder is not None else 0
+        self._feed(entry.projector, reader, recorder)
         delta = entry.projector.take()
         entry.messages[delta.start - entry.base :] = delta.messages
         entry.offset = reader.end_offset
         entry.signature = signature
         entry.summary = entry.projector.summary()
-        if entry.marks is not None and len(entry.marks) != known_turns:
+        if recorder is not None and recorder.count != known_turns:
             # New turns: refresh the table (older marks and their indexes stay valid, and a
             # stale total only makes a tail-first open read a little more).
             self._keep_table(key, entry)
+
+
+def _tail_agrees(
+    table: TurnTable,
+    mark: TurnMark,
+    recorder: MarkRecorder,
+    projector: ResumableProjector,
+    start: int,
+) -> bool:
+    """Whether a read resumed at ``mark`` found the turns the table describes: the first
+    message where the table said, the boundary line where it was (same checksum), and every
+    later boundary the table knows at the same offset with the same first index."""
+    seen = recorder.marks
+    if start != mark.first_index or not seen:
+        return False
+    first = seen[0]
+    if (first.number, first.offset, first.check) != (mark.number, mark.offset, mark.check):
+        return False
+    firsts = projector.turn_first_indexes()
+    by_number = {m.number: m for m in seen}
+    for known in table.marks:
+        if known.number <= mark.number:
+            continue
+        found = by_number.get(known.number)
+        if found is None or (found.offset, found.check) != (known.offset, known.check):
+            return False
+        position = known.number - mark.number
+        if position >= len(firsts) or firsts[position] != known.first_index:
+            return False
+    return True
 
 
 def parse_all(store: AgentStore, source: SessionSource) -> tuple[list[Message], SessionSummary]:

@@ -16,8 +16,9 @@ import msgspec
 from hangar.agents.base import SessionSource
 from hangar.agents.claude import records as r
 from hangar.agents.claude.prompts import user_content
-from hangar.agents.message_log import iso_from_seconds
+from hangar.agents.json_fields import text_or_none
 from hangar.agents.peek import head_lines, tail_lines
+from hangar.agents.timestamps import iso_from_seconds
 
 
 def session_paths(home: Path) -> Iterator[Path]:
@@ -44,11 +45,11 @@ def describe_session(path: Path) -> SessionSource:
         peek = _peek(line)
         if peek is None:
             continue
-        created = created or r.text_or_none(peek.timestamp)
-        cwd = cwd or r.text_or_none(peek.cwd)
+        created = created or text_or_none(peek.timestamp)
+        cwd = cwd or text_or_none(peek.cwd)
         if peek.type in ("user", "assistant") and sidechain is None:
             sidechain = peek.is_sidechain is True
-            parent = r.text_or_none(peek.session_id)
+            parent = text_or_none(peek.session_id)
         if first_prompt is None and peek.type == "user" and peek.is_meta is not True:
             content = peek.message.content if peek.message else None
             first_prompt = user_content(content)[0]
@@ -60,9 +61,9 @@ def describe_session(path: Path) -> SessionSource:
         peek = _peek(line)
         if peek is None:
             continue
-        updated = updated or r.text_or_none(peek.timestamp)
+        updated = updated or text_or_none(peek.timestamp)
         if model is None and peek.type == "assistant" and peek.message is not None:
-            candidate = r.text_or_none(peek.message.model)
+            candidate = text_or_none(peek.message.model)
             model = candidate if candidate != "<synthetic>" else None
         for kind, value in (
             ("custom-title", peek.custom_title),

@@ -17,14 +17,17 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.base import SessionSummary
+from hangar.agents.base import Carry, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_claude_todowrite
 from hangar.agents.claude import records as r
 from hangar.agents.claude.prompts import INTERRUPTED, user_content
 from hangar.agents.claude.turns import ClaudeTurn
+from hangar.agents.json_fields import text_or_none
 from hangar.agents.projection import TurnProjector
-from hangar.agents.tool_output import cap_output, content_text, tool_kind
+from hangar.agents.text import content_text
+from hangar.agents.tool_kinds import tool_kind
+from hangar.agents.tool_output import cap_output
 from hangar.model import (
     CompactionBlock,
     ContextUsage,
@@ -66,6 +69,18 @@ class ClaudeProjector(TurnProjector):
         self.checklists = ChecklistLedger()
         self.calls: dict[str, tuple[int, ToolBlock]] = {}
 
+    def carry(self) -> Carry:
+        # The context usage of the latest reply: a resumed projector reports it until a
+        # reply of its own names one.
+        return {"contextUsage": msgspec.to_builtins(self.context_usage)}
+
+    def apply_carry(self, carry: Carry) -> None:
+        usage = carry.get("contextUsage") if isinstance(carry, dict) else None
+        try:
+            self.context_usage = msgspec.convert(usage, ContextUsage | None)
+        except msgspec.ValidationError:
+            self.context_usage = None
+
     def _turn(self) -> ClaudeTurn:
         if not self.turns:
             self.add_turn(ClaudeTurn(turn_id=f"turn-{self.next_turn_number()}"))
@@ -84,7 +99,7 @@ class ClaudeProjector(TurnProjector):
         except msgspec.DecodeError:
             self.skip("invalid_json")
             return
-        timestamp = r.text_or_none(record.timestamp)
+        timestamp = text_or_none(record.timestamp)
         if timestamp:
             self.first_timestamp = self.first_timestamp or timestamp
             self.last_timestamp = timestamp
@@ -130,7 +145,7 @@ class ClaudeProjector(TurnProjector):
             self.skip("hidden_user")
             return
         self.first_prompt = self.first_prompt or prompt
-        uuid = r.text_or_none(record.uuid) or f"turn-{self.next_turn_number()}"
+        uuid = text_or_none(record.uuid) or f"turn-{self.next_turn_number()}"
         turn = ClaudeTurn(turn_id=uuid, prompt=prompt, attachments=attachments)
         turn.prompt_at = timestamp
         self.touch(self.add_turn(turn))
@@ -167,8 +182,8 @@ class ClaudeProjector(TurnProjector):
         turn = self._turn()
         position = len(self.turns) - 1
         turn.assistant_at = turn.assistant_at or timestamp
-        message_id = r.text_or_none(message.id) or r.text_or_none(record.uuid) or ""
-        model = r.text_or_none(message.model)
+        message_id = text_or_none(message.id) or text_or_none(record.uuid) or ""
+        model = text_or_none(message.model)
         if model and model != "<synthetic>":
             turn.model = self.model = model
         usage = _usage(message.usage)
@@ -221,6 +236,9 @@ class ClaudeProjector(TurnProjector):
         tool_input = block.input
         tool = ToolBlock(tool_id, name, tool_input, status="running", kind=tool_kind(name))
         turn.blocks.append(tool)
+        earlier = self.calls.get(tool_id)
+        if earlier is not None:
+            self.reach(earlier[0])  # a reused id: a resumed projector would not know it
         self.calls[tool_id] = (position, tool)
         if name == "TodoWrite":
             # Sub-agents' TodoWrite calls are in their own files and own projectors (CL-036).
@@ -238,7 +256,7 @@ class ClaudeProjector(TurnProjector):
     def _system(self, record: r.Line, timestamp: str | None) -> None:
         subtype = record.subtype
         if subtype == "compact_boundary":
-            self._turn().blocks.append(CompactionBlock(text=r.text_or_none(record.content)))
+            self._turn().blocks.append(CompactionBlock(text=text_or_none(record.content)))
         elif subtype == "turn_duration" and self.turns:
             self._turn().completed_at = timestamp
         else:

@@ -10,9 +10,7 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.loose_fields import RAW_NULL as RAW_NULL
-from hangar.agents.loose_fields import raw_value as raw_value
-from hangar.agents.loose_fields import text_or_none as text_or_none
+from hangar.agents.json_fields import RAW_NULL
 
 
 class ContentBlock(msgspec.Struct):

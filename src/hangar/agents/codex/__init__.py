@@ -13,8 +13,8 @@ from pathlib import Path
 
 from hangar.agents.base import AgentStore, SessionSource, TranscriptProjector
 from hangar.agents.codex.discovery import describe_rollout, read_thread_names, rollout_paths
-from hangar.agents.codex.projector import CodexProjector
-from hangar.agents.codex.subagents import find_rollout, read_child
+from hangar.agents.codex.projector import CodexProjector, read_child
+from hangar.agents.codex.subagents import find_rollout
 from hangar.model import Message
 
 

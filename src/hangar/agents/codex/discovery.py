@@ -16,9 +16,9 @@ import msgspec
 from hangar.agents.base import SessionSource
 from hangar.agents.codex import records as r
 from hangar.agents.codex.context import visible_request
-from hangar.agents.message_log import iso_from_seconds
 from hangar.agents.peek import head_lines, tail_lines
-from hangar.agents.tool_output import content_text
+from hangar.agents.text import content_text
+from hangar.agents.timestamps import iso_from_seconds
 
 _THREAD_ID = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$", re.I

@@ -10,11 +10,12 @@ undecodable lines are counted in ``summary().skipped`` and never raise.
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import msgspec
 
-from hangar.agents.base import SessionSummary
+from hangar.agents.base import Carry, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_codex_update_plan
 from hangar.agents.codex import records as r
@@ -30,14 +31,17 @@ from hangar.agents.codex.tools import (
     set_output,
 )
 from hangar.agents.codex.turns import CodexTurn, Entry, UserEntry
+from hangar.agents.json_fields import raw_value, text_or_none
 from hangar.agents.projection import TurnProjector
-from hangar.agents.tool_output import content_text, tool_kind
+from hangar.agents.text import content_text
+from hangar.agents.tool_kinds import tool_kind
 from hangar.model import (
     Attachment,
     CompactionBlock,
     ContextUsage,
     FileChangesBlock,
     ImageBlock,
+    Message,
     PlanBlock,
     TextBlock,
     ThinkingBlock,
@@ -71,13 +75,44 @@ class CodexProjector(TurnProjector):
         self.patches: dict[str, tuple[int, FileChangesBlock]] = {}
         self.images: dict[str, tuple[int, ImageBlock]] = {}
         self._ts: str | None = None
+        self._ids = _IdCounts()
+        """Unnamed calls, patches and images before a resume point (for their ids)."""
 
-    def carry(self) -> object:
-        return (self.model, self.context_window)
+    def carry(self) -> Carry:
+        return {
+            "model": self.model,
+            "contextWindow": self.context_window,
+            "contextUsage": msgspec.to_builtins(self.context_usage),
+            "ids": [
+                self._ids.calls + len(self.calls),
+                self._ids.patches + len(self.patches),
+                self._ids.images + len(self.images),
+            ],
+        }
 
-    def apply_carry(self, carry: object) -> None:
-        if isinstance(carry, tuple) and len(carry) == 2:
-            self.model, self.context_window = carry
+    def apply_carry(self, carry: Carry) -> None:
+        if not isinstance(carry, dict):
+            return
+        model, window = carry.get("model"), carry.get("contextWindow")
+        self.model = model if isinstance(model, str) else None
+        self.context_window = window if isinstance(window, int) else None
+        try:
+            self.context_usage = msgspec.convert(carry.get("contextUsage"), ContextUsage | None)
+        except msgspec.ValidationError:
+            self.context_usage = None
+        ids = carry.get("ids")
+        if isinstance(ids, list) and len(ids) == 3:
+            calls, patches, images = ids
+            if isinstance(calls, int) and isinstance(patches, int) and isinstance(images, int):
+                self._ids = _IdCounts(calls, patches, images)
+
+    def _next_id(self, prefix: str, kind: str) -> str:
+        """An id for a record that names none, numbered across the whole file."""
+        if kind == "patches":
+            return f"{prefix}-{self._ids.patches + len(self.patches)}"
+        if kind == "images":
+            return f"{prefix}-{self._ids.images + len(self.images)}"
+        return f"{prefix}-{self._ids.calls + len(self.calls)}"
 
     # ----------------------------------------------------------------- turns
     def _current(self) -> int:
@@ -235,7 +270,7 @@ class CodexProjector(TurnProjector):
                     name = "image" if is_data else path.rsplit("/", 1)[-1]
                     attachments.append(Attachment(name=name, path=None if is_data else path))
         if text or attachments:
-            client_id = r.text_or_none(event.client_user_message_id)
+            client_id = text_or_none(event.client_user_message_id)
             entry = UserEntry(text, attachments, client_id, True, self._ts)
             self._user(entry)
 
@@ -266,7 +301,7 @@ class CodexProjector(TurnProjector):
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._tool_call(item)
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            self._tool_output(r.text_or_none(item.call_id), r.raw_value(item.output))
+            self._tool_output(text_or_none(item.call_id), raw_value(item.output))
         elif kind == "web_search_call":
             call_id = item.id or f"{self._turn().turn_id}:web:{len(self._turn().entries)}"
             done = item.status in (None, "completed")
@@ -275,12 +310,12 @@ class CodexProjector(TurnProjector):
             )
             self._add_entry(Entry("block", block))
         elif kind == "image_generation_call":
-            self._image(item.id, item.result, r.text_or_none(item.revised_prompt))
+            self._image(item.id, item.result, text_or_none(item.revised_prompt))
         else:
             self.skip(f"response_item.{kind}")
 
     def _tool_call(self, item: r.ResponseItem) -> None:
-        call_id = r.text_or_none(item.call_id) or item.id or f"call-{len(self.calls)}"
+        call_id = text_or_none(item.call_id) or item.id or self._next_id("call", "calls")
         if item.type == "local_shell_call":
             name, arguments = "local_shell", item.action
         elif item.type == "custom_tool_call":
@@ -289,6 +324,9 @@ class CodexProjector(TurnProjector):
             name = item.name or "function"
             arguments = parse_arguments(item.arguments)
         block = ToolBlock(call_id, name, arguments, status="running", kind=tool_kind(name))
+        earlier = self.calls.get(call_id)
+        if earlier is not None:
+            self.reach(earlier[0])  # a reused id: a resumed projector would not know it
         turn = self._add_entry(Entry("block", block))
         position = len(self.turns) - 1
         self.calls[call_id] = (position, block)
@@ -321,7 +359,7 @@ class CodexProjector(TurnProjector):
                 block.is_error = failed
 
     def _image(self, call_id: str | None, result: Any, prompt: str | None) -> None:
-        key = call_id or f"image-{len(self.images)}"
+        key = call_id or self._next_id("image", "images")
         payload = result if isinstance(result, str) and result else None
         if payload is not None and not payload.startswith("data:"):
             payload = "data:image/png;base64," + payload
@@ -356,9 +394,9 @@ class CodexProjector(TurnProjector):
         ):
             self.touch(len(self.turns) - 1)
             last.explicit = True
-            last.turn_id = r.text_or_none(event.turn_id) or last.turn_id
+            last.turn_id = text_or_none(event.turn_id) or last.turn_id
         else:
-            self._new_turn(r.text_or_none(event.turn_id), explicit=True)
+            self._new_turn(text_or_none(event.turn_id), explicit=True)
         if isinstance(event.model_context_window, int):
             self.context_window = event.model_context_window
 
@@ -366,7 +404,7 @@ class CodexProjector(TurnProjector):
         turn = self._turn()
         turn.final_status = "done"
         turn.completed_at = self._ts
-        if r.text_or_none(event.last_agent_message):
+        if text_or_none(event.last_agent_message):
             turn.last_agent_message = event.last_agent_message
 
     def _turn_aborted(self, event: r.EventMsg) -> None:
@@ -407,12 +445,12 @@ class CodexProjector(TurnProjector):
             self._add_entry(Entry("text", TextBlock(event.message), from_event=True))
 
     def _agent_reasoning(self, event: r.EventMsg) -> None:
-        if r.text_or_none(event.text):
+        if text_or_none(event.text):
             self._add_entry(Entry("thinking", ThinkingBlock(event.text), from_event=True))
 
     def _exec_end(self, event: r.EventMsg) -> None:
         self._command_done(
-            r.text_or_none(event.call_id),
+            text_or_none(event.call_id),
             event.command,
             event.exit_code if isinstance(event.exit_code, int) else None,
             duration_ms(event.duration),
@@ -431,7 +469,7 @@ class CodexProjector(TurnProjector):
         found = self.calls.get(call_id or "")
         if found is None:
             block = ToolBlock(
-                call_id or f"exec-{len(self.calls)}",
+                call_id or self._next_id("exec", "calls"),
                 "exec_command",
                 {"command": command},
                 status="running",
@@ -444,7 +482,7 @@ class CodexProjector(TurnProjector):
         self.touch(position)
         if block.output is None:
             if output is None and event is not None:
-                output = r.raw_value(event.aggregated_output) or r.raw_value(event.stdout)
+                output = raw_value(event.aggregated_output) or raw_value(event.stdout)
             set_output(block, output or "")
         if exit_code is not None:
             block.is_error = exit_code != 0
@@ -452,28 +490,33 @@ class CodexProjector(TurnProjector):
         block.duration_ms = duration if duration is not None else block.duration_ms
 
     def _patch_end(self, event: r.EventMsg) -> None:
-        files = changes_from_event(event.changes)
-        key = r.text_or_none(event.call_id) or f"patch-{len(self.patches)}"
+        success = event.success if isinstance(event.success, bool) else None
+        self._changes_done(text_or_none(event.call_id), event.changes, success)
+
+    def _changes_done(self, call_id: str | None, changes: Any, success: bool | None) -> None:
+        """A patch that was applied (``patch_apply_end``, or 0.171's ``item_completed``
+        FileChange): its files with their diffs, on the turn's file-changes block."""
+        files = changes_from_event(changes)
+        key = call_id or self._next_id("patch", "patches")
         found = self.patches.get(key)
         if found is not None:
             position, block = found
             self.touch(position)
             block.files = files or block.files
-            block.success = event.success if isinstance(event.success, bool) else None
-        else:
-            success = event.success if isinstance(event.success, bool) else None
+            block.success = success
+        elif files:
             block = FileChangesBlock(files=files, tool_use_id=key, success=success)
             self._add_entry(Entry("block", block))
             self.patches[key] = (len(self.turns) - 1, block)
         call = self.calls.get(key)
-        if call is not None and event.success is False:
+        if call is not None and success is False:
             self.touch(call[0])
             call[1].is_error = True
 
     def _mcp_end(self, event: r.EventMsg) -> None:
         invocation = event.invocation if isinstance(event.invocation, dict) else {}
         name = f"{invocation.get('server', 'mcp')}.{invocation.get('tool', 'tool')}"
-        call_id = r.text_or_none(event.call_id) or f"mcp-{len(self.calls)}"
+        call_id = text_or_none(event.call_id) or self._next_id("mcp", "calls")
         found = self.calls.get(call_id)
         if found is None:
             block = ToolBlock(call_id, name, invocation.get("arguments"), kind="mcp")
@@ -512,6 +555,10 @@ class CodexProjector(TurnProjector):
                 None,
                 output,
             )
+        elif kind in ("FileChange", "fileChange"):
+            outcome = {"completed": True, "failed": False, "declined": False}
+            success = outcome.get(str(item.get("status")).lower())
+            self._changes_done(item_id, item.get("changes"), success)
         elif kind in ("Plan", "plan") and isinstance(item.get("text"), str):
             self._add_entry(Entry("block", PlanBlock(item["text"])))
         else:
@@ -519,17 +566,21 @@ class CodexProjector(TurnProjector):
 
     def _collab_end(self, event: r.EventMsg) -> None:
         """Attach (or refresh) a child thread's messages on the call that spawned it."""
-        call_id = r.text_or_none(event.call_id)
+        call_id = text_or_none(event.call_id)
         if event.type == "collab_agent_spawn_end":
             found = self.calls.get(call_id or "")
             if found is None:
                 tool_input = {"prompt": event.prompt, "agent": event.new_agent_nickname}
-                block = ToolBlock(call_id or f"spawn-{len(self.calls)}", "spawn_agent", tool_input)
+                block = ToolBlock(
+                    call_id or self._next_id("spawn", "calls"), "spawn_agent", tool_input
+                )
                 block.kind = "subagent"
                 self._add_entry(Entry("block", block))
                 found = (len(self.turns) - 1, block)
                 self.calls[block.tool_use_id] = found
-            thread = r.text_or_none(event.new_thread_id)
+            else:
+                self.reach(found[0])
+            thread = text_or_none(event.new_thread_id)
             if thread:
                 self.child_calls[thread] = found
         for thread in referenced_threads(event):
@@ -542,10 +593,10 @@ class CodexProjector(TurnProjector):
 
     def _image_end(self, event: r.EventMsg) -> None:
         result = event.result if isinstance(event.result, str) else None
-        self._image(r.text_or_none(event.call_id), result, r.text_or_none(event.revised_prompt))
+        self._image(text_or_none(event.call_id), result, text_or_none(event.revised_prompt))
 
     def _view_image(self, event: r.EventMsg) -> None:
-        if r.text_or_none(event.path):
+        if text_or_none(event.path):
             self._add_entry(Entry("block", ImageBlock(path=event.path)))
 
     def _compacted_event(self, event: r.EventMsg) -> None:
@@ -569,6 +620,12 @@ class CodexProjector(TurnProjector):
         )
 
 
+class _IdCounts(NamedTuple):
+    calls: int = 0
+    patches: int = 0
+    images: int = 0
+
+
 _EVENT_HANDLERS = {
     "user_message": CodexProjector._user_event,
     "task_started": CodexProjector._task_started,
@@ -589,3 +646,13 @@ _EVENT_HANDLERS = {
     "view_image_tool_call": CodexProjector._view_image,
     "context_compacted": CodexProjector._compacted_event,
 }
+
+
+def read_child(path: Path) -> list[Message]:
+    """All messages of a child rollout (whole file, read-only; no grandchildren)."""
+    projector = CodexProjector(path.stem)
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.endswith(b"\n") and line.strip():
+                projector.feed(line[:-1])
+    return projector.take().messages

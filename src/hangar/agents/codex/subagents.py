@@ -5,7 +5,8 @@ new_agent_nickname}`` for the tool call that started a child thread, and later
 ``collab_waiting_end`` / ``collab_close_end`` / ``collab_agent_interaction_end`` naming it.
 The child's own rollout (``session_meta.parent_thread_id`` set; never listed as a task) is
 read into ``ToolBlock.children`` of the spawning call, again at each later event so the
-block shows the child's progress. A child's checklist stays in the child (CL-064).
+block shows the child's progress (:func:`hangar.agents.codex.projector.read_child`). A
+child's checklist stays in the child (CL-064).
 """
 
 from __future__ import annotations
@@ -39,15 +40,3 @@ def find_rollout(home: Path, near: Path, thread_id: str) -> Path | None:
         for candidate in sorted((home / folder).glob(glob)):
             return candidate
     return None
-
-
-def read_child(path: Path) -> list[Message]:
-    """All messages of a child rollout (whole file, read-only; no grandchildren)."""
-    from hangar.agents.codex.projector import CodexProjector
-
-    projector = CodexProjector(path.stem)
-    with path.open("rb") as handle:
-        for line in handle:
-            if line.endswith(b"\n") and line.strip():
-                projector.feed(line[:-1])
-    return projector.take().messages

@@ -11,8 +11,9 @@ from typing import Any
 
 import msgspec
 
-from hangar.agents.codex.records import raw_value
-from hangar.agents.tool_output import cap_output, content_text
+from hangar.agents.json_fields import raw_value
+from hangar.agents.text import content_text
+from hangar.agents.tool_output import cap_output
 from hangar.model import FileChange, FileChangesBlock, ToolBlock
 
 
@@ -105,6 +106,8 @@ def changes_from_event(changes: Any) -> list[FileChange]:
         elif content is not None:
             count = len(content.splitlines())
             additions, deletions = (count, 0) if kind == "add" else (0, count)
+            if kind in ("add", "delete"):
+                diff = whole_file_diff(content, added=kind == "add")
         move = change.get("move_path")
         files.append(
             FileChange(
@@ -117,6 +120,20 @@ def changes_from_event(changes: Any) -> list[FileChange]:
             )
         )
     return files
+
+
+def whole_file_diff(content: str, *, added: bool) -> str:
+    """The unified-diff hunk of a file created (``added``) or deleted with ``content``."""
+    parts = content.split("\n")  # only newlines end lines in a diff, not \r or \f
+    lines = [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    if not lines:
+        return ""
+    sign = "+" if added else "-"
+    span = f"-0,0 +1,{len(lines)}" if added else f"-1,{len(lines)} +0,0"
+    body = "".join(sign + line for line in lines)
+    if not body.endswith("\n"):
+        body += "\n\\ No newline at end of file\n"
+    return f"@@ {span} @@\n{body}"
 
 
 def file_changes_block(files: list[FileChange], call_id: str | None) -> FileChangesBlock:

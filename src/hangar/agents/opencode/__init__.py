@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hangar.agents.base import AgentStore, LoadedSession, SessionSource, SessionSummary
-from hangar.agents.message_log import JsonObject, SkipCounter, as_map, as_str, iso_from_millis
+from hangar.agents.json_fields import JsonObject, as_map, as_str
+from hangar.agents.json_records import SkipCounter
 from hangar.agents.opencode import json_store, sqlite_store
 from hangar.agents.opencode.project import RawSession, project_session
 from hangar.agents.peek import stat_marks
+from hangar.agents.timestamps import iso_from_millis
 
 RUNTIME = "opencode"
 

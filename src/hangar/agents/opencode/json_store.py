@@ -13,7 +13,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from hangar.agents.message_log import JsonObject, SkipCounter, as_map, as_str
+from hangar.agents.json_fields import JsonObject, as_map, as_str
+from hangar.agents.json_records import SkipCounter
 from hangar.agents.opencode.project import RawMessage, RawSession
 
 MAX_FILE_BYTES = 64 * 1024 * 1024

@@ -16,18 +16,12 @@ from typing import Any
 from hangar.agents.base import SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger, current_checklist
 from hangar.agents.checklists import from_opencode_todos
-from hangar.agents.message_log import (
-    JsonObject,
-    MessageLog,
-    SkipCounter,
-    as_int,
-    as_map,
-    as_str,
-    iso_from_millis,
-    latest_model,
-    output_text,
-    tool_kind,
-)
+from hangar.agents.json_fields import JsonObject, as_int, as_map, as_str
+from hangar.agents.json_records import SkipCounter
+from hangar.agents.message_log import MessageLog, latest_model
+from hangar.agents.timestamps import iso_from_millis
+from hangar.agents.tool_kinds import tool_kind
+from hangar.agents.tool_output import output_text
 from hangar.model import (
     Attachment,
     Checklist,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from hangar.agents.message_log import JsonObject
+from hangar.agents.json_fields import JsonObject
 from hangar.agents.opencode.project import RawMessage, RawSession
 
 BUSY_TIMEOUT_MS = 2000

@@ -1,0 +1,99 @@
+"""Where turn tables outlive the process: the store interface and the table encoding.
+
+The engine receives a :class:`TableStore` (the executor passes one over ``executor.db``)
+and never imports its implementation. A store keeps opaque bytes per key; what they mean
+is decided here. A stored table is a header line (format, hangar version, digest of the
+rest) and the table as JSON: a body that does not decode, was written by another format or
+hangar version, or does not match its digest is ignored (the engine then parses the file
+in full and stores a new table). Whether a table still fits the file is the engine's
+check (signature, boundary checksums), made every time it is used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Any, Protocol
+
+import msgspec
+
+from hangar import __version__
+
+TABLE_FORMAT = 1
+"""Bump when a projector's turns or message counts change meaning: old tables are ignored."""
+
+
+class TableStoreError(Exception):
+    """The store cannot be read or written right now (the engine keeps going without it)."""
+
+
+class TableStore(Protocol):
+    """Bytes by key; every method may raise :class:`TableStoreError`."""
+
+    def load_table(self, key: str) -> bytes | None:
+        """The body saved for ``key``, or ``None``."""
+
+    def save_table(self, key: str, body: bytes) -> None:
+        """Replace the body saved for ``key``."""
+
+    def delete_table(self, key: str) -> None:
+        """Forget ``key`` (no error when nothing is saved)."""
+
+
+class MemoryTableStore:
+    """A :class:`TableStore` in a dict (one process; for tests and tools)."""
+
+    def __init__(self) -> None:
+        self.bodies: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def load_table(self, key: str) -> bytes | None:
+        with self._lock:
+            return self.bodies.get(key)
+
+    def save_table(self, key: str, body: bytes) -> None:
+        with self._lock:
+            self.bodies[key] = body
+
+    def delete_table(self, key: str) -> None:
+        with self._lock:
+            self.bodies.pop(key, None)
+
+
+class _Header(msgspec.Struct, frozen=True, array_like=True):
+    format: int
+    version: str
+    digest: str
+
+
+_HEADER = msgspec.json.Decoder(_Header)
+_ANY = msgspec.json.Decoder()
+
+
+def _digest(payload: bytes) -> str:
+    return hashlib.blake2b(payload, digest_size=16).hexdigest()
+
+
+def encode_body(value: object) -> bytes:
+    """The stored form of a table (any ``msgspec``-encodable value)."""
+    payload = msgspec.json.encode(value)
+    header = msgspec.json.encode(_Header(TABLE_FORMAT, __version__, _digest(payload)))
+    return header + b"\n" + payload
+
+
+def decode_body(body: bytes) -> Any:
+    """The table in ``body`` as plain JSON values, or ``None`` when it is not one this
+    version wrote intact. (Untyped on purpose: a typed decoder would first resolve the
+    table's annotations, which costs more than the check the caller makes itself.)"""
+    head, newline, payload = bytes(body).partition(b"\n")
+    if not newline:
+        return None
+    try:
+        header = _HEADER.decode(head)
+        if (header.format, header.version) != (TABLE_FORMAT, __version__):
+            return None
+        if header.digest != _digest(payload):
+            return None
+        return _ANY.decode(payload)
+    except msgspec.DecodeError:
+        return None
