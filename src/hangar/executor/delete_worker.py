@@ -334,6 +334,15 @@ def restore(db: ExecutorDatabase, trash_root: Path, task_id: str) -> dict[str, A
     manifest: dict[str, Any] | None = None
     if (trash_root / task_id / "manifest.json").exists():
         manifest = trash.restore(trash_root, task_id)
+    if manifest is not None and manifest.get("task", {}).get("cleanup"):
+        # A cleanup entry (files removed beside a task that still exists): the files are
+        # back, and the task's row was never touched.
+        return {
+            "restored": True,
+            "localTaskId": str(manifest.get("localTaskId") or task_id),
+            "trashId": task_id,
+            "files": [f["original"] for f in manifest["files"]],
+        }
     with db.write() as conn:
         row = conn.execute(
             "SELECT 1 FROM local_tasks WHERE local_task_id = ?", (task_id,)

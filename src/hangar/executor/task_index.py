@@ -2,7 +2,12 @@
 
 :meth:`TaskIndex.refresh` brings the index up to date with every store cheaply: it stats each
 session file and asks the store to ``describe`` only new or changed ones (a re-list after
-nothing changed opens no transcript). Each session gets a random ``localTaskId`` once, kept
+nothing changed opens no transcript). It runs in two steps: :meth:`TaskIndex.scan` does all
+the file I/O (listing, stat, describe) and touches the database only to read, and
+:meth:`TaskIndex.apply` writes what a scan found, with no file I/O, so a caller can hold a
+lock around ``apply`` alone. Only regular files are described: a FIFO, socket or device file
+under a session name is skipped (one warning per path for the life of the process), as is a
+file that cannot be read. Each session gets a random ``localTaskId`` once, kept
 for the life of the index and never derived from its path. A file that disappeared is
 reported ``status: missing``. ``updatedAt`` comes from the session's content (its last
 record's time), so reading a task never moves it; :meth:`TaskIndex.record_parse` stores what
@@ -18,7 +23,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +32,7 @@ from hangar.errors import AmbiguousError, NotFoundError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.workspaces import classify
 from hangar.model import LocalTask
+from hangar.regular_files import is_regular, warn_once
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +45,17 @@ def stat_signature(path: Path) -> str | None:
     except OSError:
         return None
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+@dataclass
+class StoreScan:
+    """What :meth:`TaskIndex.scan` found for one store, for :meth:`TaskIndex.apply`."""
+
+    runtime: str
+    changed: list[tuple[SessionSource, str | None]] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    """localTaskIds whose file is no longer listed."""
+    titles: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -59,17 +76,35 @@ class TaskIndex:
 
     # -------------------------------------------------------------- refresh
     def refresh(self, stores: Iterable[AgentStore]) -> RefreshStats:
-        stats = RefreshStats()
-        for store in stores:
-            try:
-                self._refresh_store(store, stats)
-            except Exception as exc:  # one broken agent store must not hide the others' tasks
-                stats.store_errors[store.runtime] = f"{type(exc).__name__}: {exc}"
-                log.warning("listing %s sessions failed: %s", store.runtime, exc)
-        self.last_refresh = stats
+        """:meth:`scan` then :meth:`apply`."""
+        scans, stats = self.scan(stores)
+        self.apply(scans, stats)
         return stats
 
-    def _refresh_store(self, store: AgentStore, stats: RefreshStats) -> None:
+    def scan(self, stores: Iterable[AgentStore]) -> tuple[list[StoreScan], RefreshStats]:
+        """Every store's new, changed and vanished sessions: file I/O, database reads only."""
+        stats = RefreshStats()
+        scans: list[StoreScan] = []
+        for store in stores:
+            try:
+                scans.append(self._scan_store(store, stats))
+            except Exception as exc:  # one broken agent store must not hide the others' tasks
+                stats.store_errors[store.runtime] = f"{type(exc).__name__}: {exc}"
+                warn_once(log, f"store:{store.runtime}:{exc}", "listing %s sessions failed: %s",
+                          store.runtime, exc)  # fmt: skip
+        return scans, stats
+
+    def apply(self, scans: list[StoreScan], stats: RefreshStats) -> None:
+        """Write what :meth:`scan` found (no file I/O)."""
+        for scan in scans:
+            try:
+                self._apply_scan(scan, stats)
+            except Exception as exc:  # as in scan(): the other stores' tasks still count
+                stats.store_errors[scan.runtime] = f"{type(exc).__name__}: {exc}"
+                log.warning("recording %s sessions failed: %s", scan.runtime, exc)
+        self.last_refresh = stats
+
+    def _scan_store(self, store: AgentStore, stats: RefreshStats) -> StoreScan:
         known = {
             row["source_path"]: row
             for row in self.db.read().execute(
@@ -80,15 +115,20 @@ class TaskIndex:
         }
         paths = store.session_paths()
         seen: set[str] = set()
-        changed: list[tuple[SessionSource, str | None]] = []
+        scan = StoreScan(store.runtime)
         if paths is None:
             for source in store.discover():
                 seen.add(str(source.path))
-                changed.append((source, stat_signature(source.path)))
+                scan.changed.append((source, stat_signature(source.path)))
         else:
             for path in paths:
                 key = str(path)
                 seen.add(key)
+                if not is_regular(path):
+                    # lstat only: a FIFO named *.jsonl would block the first open() forever.
+                    stats.unreadable += 1
+                    warn_once(log, key, "skipping %s: not a regular file", path)
+                    continue
                 signature = stat_signature(path)
                 row = known.get(key)
                 if row is not None and signature and row["stat_signature"] == signature:
@@ -98,28 +138,36 @@ class TaskIndex:
                     described = store.describe(path)
                 except Exception as exc:  # an unreadable file is skipped, never fatal
                     stats.unreadable += 1
-                    log.warning("cannot describe %s: %s", path, exc)
+                    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                    warn_once(log, key, "cannot describe %s: %s", path, why)
                     continue
                 if described is not None:
-                    changed.append((described, signature))
-        gone = [row for key, row in known.items() if key not in seen and not row["missing"]]
-        titles = store.session_titles()
+                    scan.changed.append((described, signature))
+        scan.gone = [
+            str(row["local_task_id"])
+            for key, row in known.items()
+            if key not in seen and not row["missing"]
+        ]
+        scan.titles = store.session_titles()
+        return scan
+
+    def _apply_scan(self, scan: StoreScan, stats: RefreshStats) -> None:
         with self.db.write() as conn:
-            for source, signature in changed:
+            for source, signature in scan.changed:
                 stats.described += 1
                 self._upsert(conn, source, signature)
-            for row in gone:
+            for local_task_id in scan.gone:
                 stats.missing += 1
                 conn.execute(
                     "UPDATE local_tasks SET missing = 1, status = 'missing'"
                     " WHERE local_task_id = ?",
-                    (row["local_task_id"],),
+                    (local_task_id,),
                 )
-            for session_id, title in titles.items():
+            for session_id, title in scan.titles.items():
                 conn.execute(
                     "UPDATE local_tasks SET title_override = ? WHERE runtime = ?"
                     " AND session_key = ? AND title_override IS NOT ?",
-                    (title, store.runtime, session_id, title),
+                    (title, scan.runtime, session_id, title),
                 )
 
     def _upsert(

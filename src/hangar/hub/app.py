@@ -32,6 +32,7 @@ from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.api import usage as usage_api
 from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
+from hangar.hub.api.limits import BodyLimitMiddleware
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
@@ -117,6 +118,7 @@ def create_app(
         app.include_router(router)
     app.include_router(runtime_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
+    app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first
     app.add_middleware(
         ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
     )

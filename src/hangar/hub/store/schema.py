@@ -210,6 +210,7 @@ local_run_messages = sa.Table(
     sa.Column("output", sa.Text, nullable=True),
     sa.Column("source", sa.String(100), nullable=False),
     sa.Column("source_key", sa.String(500), nullable=False),
+    sa.Column("truncated", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column(
         "comment_id",
         sa.String(36),

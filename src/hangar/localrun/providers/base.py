@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import ClassVar, Literal, Protocol
 
 from hangar.errors import UsageError
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.pty_runner import PtyRunner
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 class MessageSink(Protocol):
