@@ -39,7 +39,7 @@ from hangar.hub.store import schema
 from hangar.hub.store.workspaces import Workspace, get_member, iso
 from hangar.hub.store.writes import transaction
 from hangar.localrun.discussion.plans import plan_digest
-from hangar.localrun.redact import redact_text
+from hangar.redaction import redact_text
 
 LEASE_SECONDS = 90
 """How long an opened discussion stays held without a heartbeat (the CLI beats every 30 s)."""

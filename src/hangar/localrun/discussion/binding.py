@@ -25,10 +25,10 @@ from hangar.localrun.discussion.hub_api import PLAN_KIND, DiscussionApi, turn_bo
 from hangar.localrun.discussion.plans import plan_digest
 from hangar.localrun.discussion.recorder import SavedText
 from hangar.localrun.discussion.targets import SplitSink, SwitchableSink
-from hangar.localrun.messages import MessageType, RunMessage
 from hangar.localrun.reporter import RunReporter, UsageReporter
 from hangar.localrun.spool import Spool
 from hangar.localrun.terminal.issue_draft import CreatedIssue, ExecutionMode, IssueDraft
+from hangar.model.run_messages import MessageType, RunMessage
 
 HEARTBEAT_SECONDS = 30.0
 

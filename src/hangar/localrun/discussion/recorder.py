@@ -22,9 +22,8 @@ import threading
 from dataclasses import dataclass
 
 from hangar.localrun.discussion.hub_api import PLAN_KIND
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.providers.base import MessageSink
-from hangar.localrun.redact import redact_text
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 @dataclass(frozen=True)
@@ -63,10 +62,9 @@ class DiscussionRecorder:
         if is_question(message):
             self._keep(message)
         elif message.type == "final" and message.content.strip():
+            kept = message.prepared().content  # as the hub will store it
             with self._lock:
-                self.last_answer = SavedText(
-                    redact_text(message.content), message.source, message.source_key, "assistant"
-                )
+                self.last_answer = SavedText(kept, message.source, message.source_key, "assistant")
             self._keep(message)
         else:
             self.dropped += 1
@@ -75,12 +73,13 @@ class DiscussionRecorder:
         """Usage before a run exists is not kept (there is nothing to bill it to)."""
 
     def plan(self, text: str, source: str, source_key: str) -> SavedText:
-        """Keep a plan the CLI proposed; returns it as saved (secrets redacted: the card shows,
-        and the issue gets, exactly the text the hub keeps)."""
-        text = redact_text(text)
-        self._turns.report(RunMessage("text", source, source_key, text, input={"kind": PLAN_KIND}))
+        """Keep a plan the CLI proposed; returns it as saved — redacted and bounded like every
+        message, so the card shows, and the issue gets, exactly the text the hub keeps."""
+        message = RunMessage("text", source, source_key, text, input={"kind": PLAN_KIND})
+        message = message.prepared()
+        self._turns.report(message)
         self._kept.add((source, source_key))
-        return SavedText(text, source, source_key, "plan")
+        return SavedText(message.content, source, source_key, "plan")
 
     def _keep(self, message: RunMessage) -> None:
         self._kept.add((message.source, message.source_key))

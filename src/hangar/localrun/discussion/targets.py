@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.providers.base import EventSink, MessageSink, UsageSink
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 @dataclass

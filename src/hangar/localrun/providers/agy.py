@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hangar.agents.registry import agents
-from hangar.localrun.messages import MessageType, RunMessage
 from hangar.localrun.providers.args import has_flag
 from hangar.localrun.providers.base import PlanHandoff
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
+from hangar.model.run_messages import MessageType, RunMessage
 
 SOURCE = "agy-steps"
 _CONVERSATION = re.compile(r"conversation id:\s*([A-Za-z0-9-]{8,})", re.I)

@@ -27,9 +27,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from hangar.localrun.messages import SOURCE_CLAUDE, RunMessage, UsageEntry
 from hangar.localrun.providers.base import DiscussionHooks, HandoffResult, PlanHandoff
 from hangar.localrun.providers.claude import hook_settings
+from hangar.model.run_messages import SOURCE_CLAUDE, RunMessage, UsageEntry
 
 PLAN_HOOK_PATH = "/hook/exit-plan-mode"
 PLAN_TOOL = "ExitPlanMode"

@@ -38,8 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hangar.localrun.messages import SOURCE_CODEX
 from hangar.localrun.providers.base import DiscussionHooks, HandoffResult, PlanHandoff
+from hangar.model.run_messages import SOURCE_CODEX
 
 IMPLEMENT_TEXT = "Implement the plan."
 APPROVED_PLAN_FILE = "approved-plan.md"

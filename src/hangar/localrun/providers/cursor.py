@@ -28,11 +28,11 @@ from typing import Any, Literal
 
 from hangar.agents.registry import agents
 from hangar.errors import HangarError
-from hangar.localrun.messages import MessageType, RunMessage
 from hangar.localrun.providers.args import flag_value, has_flag
 from hangar.localrun.providers.base import PlanHandoff
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
+from hangar.model.run_messages import MessageType, RunMessage
 
 SOURCE = "cursor-jsonl"
 PLAN_TOOL = "CreatePlan"

@@ -31,7 +31,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hangar.localrun.messages import RunMessage
 from hangar.localrun.providers.base import (
     DiscussionHooks,
     EventSink,
@@ -42,6 +41,7 @@ from hangar.localrun.providers.base import (
     UsageSink,
 )
 from hangar.localrun.pty_runner import ChildCommand
+from hangar.model.run_messages import RunMessage
 
 POLL_INTERVAL = 0.05
 

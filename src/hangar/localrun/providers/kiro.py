@@ -29,10 +29,10 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from hangar.agents.registry import agents
-from hangar.localrun.messages import MessageType, RunMessage
 from hangar.localrun.providers.args import has_flag
 from hangar.localrun.providers.base import PlanHandoff
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
+from hangar.model.run_messages import MessageType, RunMessage
 
 SOURCE = "kiro-sqlite"
 PLAN_COMMAND = b"/plan\r"
