@@ -4,6 +4,8 @@ Codex's own plan mode with its "implement" actions held for hangar's card."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from localrun.sandbox_hub import SandboxHub, wait_until
@@ -15,6 +17,7 @@ from .kit import (
     comments,
     open_fields,
     start_codex,
+    start_tmux,
     the_discussion,
     to_create,
     turns_of,
@@ -162,3 +165,37 @@ def test_codex_plan_mode_implement_action_opens_the_card_and_goes_on(
         assert sorted(roles) == ["assistant", "plan", "user"]
     finally:
         term.close()
+
+
+def test_codex_resume_after_exit_is_the_same_discussion_with_its_plan(
+    sandbox_hub: SandboxHub,
+) -> None:
+    """LR-118, LR-119, LR-120: Codex exits with the discussion unfinished; the summary names
+    `hangar discuss -- codex resume THREAD`; running it resumes the same discussion, and
+    `/hangarcreateissue` offers the answer saved before."""
+    hub = sandbox_hub
+    term = start_codex(hub, [{"text": ANSWER}])
+    try:
+        ask_codex(term, "how should we cache?")
+        term.wait_text("read it back after a restart")
+        term.key("C-c")  # an empty input: Codex quits
+        text = ended(term)
+    finally:
+        term.close()
+    match = re.search(r"resume it with `hangar discuss -- (codex resume [0-9a-f-]{36})`", text)
+    assert match, text
+    first = the_discussion(hub)
+    assert first["status"] == "open"
+    again = start_tmux(hub, match.group(1).split(), name="tmux-resumed")
+    try:
+        again.wait_text(CODEX_READY, 90)
+        assert "Cache the turn table" in open_card(again)  # the plan saved before (LR-120)
+        open_fields(again)
+        again.key("Right", "Right")
+        to_create(again)
+        again.key("Enter")
+        ended(again)
+    finally:
+        again.close()
+    resumed = the_discussion(hub)
+    assert resumed["id"] == first["id"] and resumed["issueKey"] == "HGR-1"
