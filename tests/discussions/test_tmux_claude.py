@@ -4,6 +4,7 @@ the same session, Ctrl+C on the card, and resuming the discussion afterwards."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -84,6 +85,9 @@ def test_plan_mode_exit_plan_mode_card_issue_and_the_run_goes_on(sandbox_hub: Sa
         assert ("final", "Second step done.") in kinds
         # The discussion itself kept only what came before the binding.
         assert turns_of(hub, discussion["id"]) == [("user", "plan the cache"), ("plan", PLAN)]
+        # Nothing of the issue ever reached Claude: no context, no issue text (LR-066, LR-215).
+        sent = json.dumps([r.get("body") for r in hub.sandbox.requests()])
+        assert "HGR-1" not in sent and "hangar issue" not in sent
         term.key("C-c")
         term.wait_text("again to exit", 30)
         term.key("C-c")

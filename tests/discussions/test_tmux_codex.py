@@ -4,6 +4,7 @@ Codex's own plan mode with its "implement" actions held for hangar's card."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -161,6 +162,8 @@ def test_codex_plan_mode_implement_action_opens_the_card_and_goes_on(
             "the implementing turn as an issue comment",
         )
         assert hub.ok("GET", "/api/issues/HGR-1")["description"] == PLAN
+        sent = json.dumps([r.get("body") for r in hub.sandbox.requests()])
+        assert "HGR-1" not in sent and "hangar issue" not in sent  # nothing injected (LR-230)
         roles = [role for role, _ in turns_of(hub, discussion["id"])]
         assert sorted(roles) == ["assistant", "plan", "user"]
     finally:
