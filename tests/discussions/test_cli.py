@@ -72,3 +72,15 @@ def test_refusals_before_anything_starts() -> None:
         assert "cannot reach the hub" not in refused.stderr
         assert "after `--`" in hangar(command, "codex", env=env).stderr
         assert "after `--`" in hangar(command, env=env).stderr
+
+
+def test_a_cli_that_cannot_start_leaves_no_discussion(hangar_home: Path) -> None:
+    """Bad input: an agent command that is not there is a clear error before the hub is
+    asked to start a discussion."""
+    with running_hub() as hub:
+        env = {**os.environ, "HANGAR_SERVER_URL": hub.url}
+        done = hangar("discuss", "--", str(hangar_home / "no-such" / "claude"), env=env)
+        assert done.returncode == 1 and "not found on PATH" in done.stderr, done.stderr
+        client = HubClient(hub.url, hub.token(hangar_home), timeout=10)
+        assert client.get("/api/discussions")["discussions"] == []
+        client.close()

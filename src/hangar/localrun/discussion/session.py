@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -42,7 +43,7 @@ from hangar.localrun.environment import build_child_env
 from hangar.localrun.hub_api import HubRejected, HubUnavailable
 from hangar.localrun.providers.base import IssueContext, Provider
 from hangar.localrun.providers.registry import executable_name, provider_for
-from hangar.localrun.pty_runner import PtyRunner
+from hangar.localrun.pty_runner import CliNotFoundError, PtyRunner
 from hangar.localrun.reporter import RunReporter
 from hangar.localrun.spool import Spool
 from hangar.localrun.terminal.card import Defaults
@@ -183,6 +184,8 @@ def discuss_local(
     registry = CommandRegistry()
     runner = make_runner(registry, inbox, started)
     provider = _provider(options.args, runner)
+    if shutil.which(options.args[0], path=environ.get("PATH")) is None:
+        raise CliNotFoundError(executable=options.args[0], problem="not found on PATH")
     client_id = f"cli-{uuid.uuid4()}"
     discussion = _open(api, provider, options, client_id, environ)  # nothing started before
     discussion_id = str(discussion["id"])
@@ -252,6 +255,9 @@ def discuss_local(
     _resend_older(turn_spool, TurnPoster(api))
     try:
         code = provider.discuss(options.args, options.cwd, env, live)
+    except HangarError as exc:  # e.g. the CLI cannot start: still release and report
+        code = 1
+        print(f"hangar: error: {exc}", file=stderr)
     finally:
         live.close()
         lease.stop()
