@@ -34,6 +34,7 @@ from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.store import discussions as repo
 from hangar.protocol.codec import Wire
+from hangar.redaction import redact_text
 
 router = APIRouter(prefix="/api/discussions", tags=["discussions"])
 
@@ -116,7 +117,7 @@ def open_discussion(body: DiscussionOpenBody, ctx: Hub) -> JSONResponse:
         "cliName": body.cli_name,
         "provider": body.provider,
         "clientId": body.client_id,
-        "workDir": body.work_dir,
+        "workDir": redact_text(body.work_dir),
         "providerSessionId": body.provider_session_id,
     }
     discussion, created = repo.open_discussion(ctx.engine, ctx.workspace, fields)
@@ -174,7 +175,7 @@ def add_turn(discussion_id: str, body: TurnInBody, ctx: Hub) -> JSONResponse:
         discussion_id,
         {
             "role": body.role,
-            "content": body.content,
+            "content": redact_text(body.content),  # redacted here, never under the lock
             "source": body.source,
             "sourceKey": body.source_key,
         },

@@ -13,7 +13,7 @@ Contracts:
   and given back on exit; opening a discussion another client holds fails with
   :class:`DiscussionInUse` (HTTP 409), so two terminals never drive one discussion.
 - :func:`add_turn` is idempotent by (source, sourceKey); the first question names an
-  untitled discussion.
+  untitled discussion. Text arrives redacted (the API redacts before the write lock is taken).
 - :func:`create_issue` makes the issue from a saved plan turn — its description is that
   turn's Markdown exactly, and ``planDigest`` (SHA-256 of what the user confirmed) must match
   it — and links the discussion as the issue's source in the same transaction (LR-087..
@@ -39,7 +39,6 @@ from hangar.hub.store import schema
 from hangar.hub.store.workspaces import Workspace, get_member, iso
 from hangar.hub.store.writes import transaction
 from hangar.localrun.discussion.plans import plan_digest
-from hangar.redaction import redact_text
 
 LEASE_SECONDS = 90
 """How long an opened discussion stays held without a heartbeat (the CLI beats every 30 s)."""
@@ -265,7 +264,7 @@ def open_discussion(
                     provider_session_id=session_id,
                     title="",
                     status="open",
-                    work_dir=redact_text(str(fields.get("workDir") or "")),
+                    work_dir=str(fields.get("workDir") or ""),
                     holder=client_id,
                     held_until=stamp + timedelta(seconds=LEASE_SECONDS),
                     created_at=stamp,
@@ -311,7 +310,7 @@ def add_turn(
     role = str(turn["role"])
     if role not in ROLES:
         raise UsageError(f"role must be one of {', '.join(ROLES)}")
-    content = redact_text(str(turn.get("content") or ""))
+    content = str(turn.get("content") or "")
     if not content.strip():
         raise UsageError("a turn needs content")
     source, source_key = str(turn["source"]), str(turn["sourceKey"])
