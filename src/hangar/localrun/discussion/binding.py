@@ -56,6 +56,7 @@ class Binder:
     plan: SavedText | None = None
     """The plan the open card shows (set by whoever opens the card)."""
     issue: CreatedIssue | None = None
+    issue_id: str = ""
     mode: ExecutionMode | None = None
     bound: BoundRun | None = None
 
@@ -78,7 +79,7 @@ class Binder:
         created = CreatedIssue(key, str(issue["title"]), f"{self.api.server_url}/issues/{key}")
         if draft.mode is ExecutionMode.CONTINUE:
             self.bind_run(key)
-        self.issue, self.mode = created, draft.mode
+        self.issue, self.issue_id, self.mode = created, str(issue["id"]), draft.mode
         return created
 
     def _ensure_saved(self, plan: SavedText) -> None:

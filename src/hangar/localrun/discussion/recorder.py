@@ -50,6 +50,8 @@ class DiscussionRecorder:
         self._turns = turns
         self._lock = threading.Lock()
         self.last_answer: SavedText | None = None
+        self.answers: dict[str, SavedText] = {}
+        """Kept answers by sourceKey (a plugin's handoff names its plan's message by key)."""
         self._kept: set[tuple[str, str]] = set()
         self.dropped = 0
 
