@@ -83,17 +83,19 @@ def test_hangarcreateissue_ctrl_c_back_then_only_create(sandbox_hub: SandboxHub)
 
 
 def test_hand_to_an_agent_needs_an_agent_member(sandbox_hub: SandboxHub) -> None:
-    """LR-091, LR-079, LR-093: "hand to an agent" asks for an agent member; with one picked
-    (filtered as typed) the issue is assigned to it and Codex ends — the run will start
-    wherever that agent picks the issue up."""
+    """LR-091, LR-079, LR-080, LR-093: "hand to an agent" asks for an agent member; with one
+    picked (filtered as typed) the issue is assigned to it and Codex ends — the run will start
+    wherever that agent picks the issue up. The most recent project is the initial project."""
     hub = sandbox_hub
     agent = hub.ok("POST", "/api/members", {"name": "Review bot", "role": "agent"})
+    project = hub.ok("POST", "/api/projects", {"name": "Web app"})
+    hub.ok("POST", "/api/issues", {"title": "Earlier", "projectId": project["id"]})
     term = start_codex(hub, [{"text": ANSWER}])
     try:
         ask_codex(term, "how should we cache?")
         term.wait_text("read it back after a restart")
         open_card(term)
-        open_fields(term)
+        assert "Project        Web app" in open_fields(term)  # an editable initial value
         term.key("Right")
         term.wait_text("hand to an agent")
         to_create(term)
@@ -110,9 +112,9 @@ def test_hand_to_an_agent_needs_an_agent_member(sandbox_hub: SandboxHub) -> None
         text = ended(term)
     finally:
         term.close()
-    assert "discussion became HGR-1 (hand to an agent)" in text
-    issue = hub.ok("GET", "/api/issues/HGR-1")
-    assert issue["assigneeId"] == agent["id"]
+    assert "discussion became HGR-2 (hand to an agent)" in text
+    issue = hub.ok("GET", "/api/issues/HGR-2")
+    assert (issue["assigneeId"], issue["projectId"]) == (agent["id"], project["id"])
     discussion = the_discussion(hub)
     assert discussion["executionMode"] == "agent" and discussion["runId"] is None
 

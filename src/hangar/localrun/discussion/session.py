@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import threading
 import uuid
@@ -226,6 +227,9 @@ def discuss_local(
                 with contextlib.suppress(HangarError):  # the next beat sends it again
                     api.heartbeat(discussion_id, beat_body())
 
+    defaults = options.defaults
+    if not defaults.project:  # the most recent project, an editable initial value (LR-080)
+        defaults = dataclasses.replace(defaults, project=_recent_project(api))
     live = LiveDiscussion(
         discussion_id,
         recorder,
@@ -233,7 +237,7 @@ def discuss_local(
         binder,
         HubIssueCatalog(_Getter(api)),
         inbox,
-        options.defaults,
+        defaults,
         ask,
         say,
         session_started,
@@ -283,6 +287,15 @@ def discuss_local(
     if binder.issue is not None:
         summary.issue_key, summary.mode = binder.issue.key, binder.mode
     return summary
+
+
+def _recent_project(api: DiscussionApi) -> str:
+    """The project of the newest issue that has one ("" when none, or the hub cannot say)."""
+    try:
+        issues = api.get_json("/api/issues").get("issues") or []
+    except HangarError:
+        return ""
+    return next((str(i["projectId"]) for i in issues if i.get("projectId")), "")
 
 
 class _Getter:
