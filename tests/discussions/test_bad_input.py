@@ -159,7 +159,7 @@ def test_a_plan_longer_than_the_terminal_scrolls_to_its_end(sandbox_hub: Sandbox
 
 
 def test_creating_fails_while_the_hub_is_away_then_retry(sandbox_hub: SandboxHub) -> None:
-    """LR-093, LR-094, LR-097, LR-115: creating fails while the hub is away: the failure page
+    """LR-093, LR-094, LR-115: creating fails while the hub is away: the failure page
     keeps every field and offers retry, back to edit and continue discussing; once the hub is
     back, Retry creates the issue."""
     hub = sandbox_hub

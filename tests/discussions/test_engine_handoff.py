@@ -53,7 +53,7 @@ def card(plan: str, origin: Origin, results: list[CardResult]) -> IssueCard:
 
 
 def test_a_card_submitted_from_another_thread_opens_and_the_menu_gives_way() -> None:
-    """LR-074, LR-226: the native action's card reaches the engine from the provider's thread
+    """LR-074: the native action's card reaches the engine from the provider's thread
     through the inbox; an open menu closes for it; Ctrl+C closes it again (LR-097, LR-099:
     the area goes, the CLI's screen is back)."""
     reference = Driver(rows=24, columns=80, alternate=True)

@@ -81,7 +81,7 @@ def enter(term: TmuxTerminal, text: str) -> None:
 def test_plan_mode_implement_action_card_and_the_same_process_goes_on(
     sandbox_hub: SandboxHub, cli: str
 ) -> None:
-    """LR-221..LR-227, LR-229, LR-230, LR-072, LR-073: each CLI starts in its plan mode
+    """LR-221..LR-227, LR-072, LR-073: each CLI starts in its plan mode
     (`--mode=plan`, or Kiro's `/plan` typed after the start); its plan and its implement action
     are read from its session file; the CLI is stopped while the card is up and continued
     after the binding; the same process then implements, into the run."""

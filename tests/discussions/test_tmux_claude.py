@@ -34,7 +34,7 @@ RESUME = r"resume it with `hangar discuss -- (claude --resume [0-9a-f-]{36})`"
 
 
 def test_plan_mode_exit_plan_mode_card_issue_and_the_run_goes_on(sandbox_hub: SandboxHub) -> None:
-    """LR-209..LR-212, LR-074, LR-085, LR-087..LR-090, LR-064, LR-100: Claude starts in plan
+    """LR-209..LR-212, LR-074, LR-085, LR-087..LR-090, LR-064: Claude starts in plan
     mode; approving its plan in its own dialog opens hangar's card (mode locked, no "Continue
     discussing"); creating makes the issue from the saved plan, with the discussion as its
     source; the same Claude session goes on, and the next turn lands in the new run's log and

@@ -123,7 +123,7 @@ def test_hand_to_an_agent_needs_an_agent_member(sandbox_hub: SandboxHub) -> None
 def test_codex_plan_mode_implement_action_opens_the_card_and_goes_on(
     sandbox_hub: SandboxHub, choice: str
 ) -> None:
-    """LR-010, LR-074, LR-085, LR-226, LR-227, LR-229, LR-230, LR-090: in Codex's plan mode
+    """LR-010, LR-074, LR-085, LR-226, LR-227, LR-230, LR-090: in Codex's plan mode
     its `<proposed_plan>` is saved as the plan; its own "Yes, implement this plan" (or "clear
     context and implement") is held while hangar's card creates the issue from that plan and
     binds the run; then Codex implements, in the run's log and as issue comments."""
