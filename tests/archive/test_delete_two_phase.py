@@ -6,11 +6,12 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -241,7 +242,12 @@ class ScriptedCodex:
         return sys.executable if executable == "codex" else None
 
     def launch(
-        self, executable: str, args: Sequence[str], *, cwd: Path | None = None
+        self,
+        executable: str,
+        args: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes] | None:
         if executable != "codex":
             return None
@@ -254,6 +260,9 @@ class ScriptedCodex:
         )
         self.processes.append(process)
         return process
+
+    def connect(self, port: int, timeout: float = 10.0) -> socket.socket:
+        raise ConnectionRefusedError(port)
 
     def controls(self, home: Path) -> Callable[[str], AgentControl | None]:
         """The executor's control opener over this launcher (Codex only)."""

@@ -129,12 +129,14 @@ class DeleteWorker:
         trash_root: Path,
         open_control: ControlOpener | None = None,
         on_deleted: Callable[[str], None] | None = None,
+        *,
+        owns_controls: bool = True,
     ) -> None:
         self.db = db
         self.trash_root = trash_root
         self.open_control = open_control
         self.on_deleted = on_deleted
-        self._controls = ControlBatch(self._open_control)
+        self._controls = ControlBatch(self._open_control, owned=owns_controls)
         self._started = False
         self._wake = threading.Event()
         self._stop = threading.Event()

@@ -29,6 +29,7 @@ from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.api import turns as turns_api
 from hangar.hub.api import usage as usage_api
 from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
@@ -38,6 +39,7 @@ from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import ensure_workspace
 
 log = logging.getLogger("hangar.hub")
@@ -48,6 +50,7 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
+    turns_api.router,
     worktrees_api.router,
     file_changes_api.router,
     issues_api.router,
@@ -85,6 +88,15 @@ class ApiAuthMiddleware:
         await self.app(scope, receive, send)
 
 
+def _default_uploads(engine: Engine) -> Path:
+    database = engine.url.database
+    if engine.dialect.name == "sqlite" and database and database != ":memory:":
+        return Path(database).parent / "attachments"
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / "hangar-attachments"
+
+
 def create_app(
     engine: Engine,
     devices: DeviceLinks,
@@ -92,8 +104,12 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    events: EventBus | None = None,
+    attachments: AttachmentStore | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call."""
+    """Build the hub app over its database and the executor(s) it may call. ``events`` is the
+    SSE bus (the composition root shares it with the executor's turn stream); ``attachments``
+    keeps uploads (default: a folder beside a file database, else a temp folder)."""
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
     ctx = HubContext(
@@ -101,7 +117,8 @@ def create_app(
         workspace=workspace,
         devices=devices,
         auth=auth,
-        events=EventBus(),
+        events=events if events is not None else EventBus(),
+        attachments=attachments or AttachmentStore(engine, _default_uploads(engine)),
         extra=dict(extra or {}),
     )
     app = FastAPI(

@@ -225,7 +225,9 @@ class CodexProjector(TurnProjector):
         turn = self.turns[-1] if self.turns else None
         if not isinstance(turn, CodexTurn) or self._opens_turn(turn):
             self._new_turn(None, explicit=False)
-        self._turn().users.append(entry)
+        turn = self._turn()
+        entry.position = len(turn.entries)  # where it came: after the output so far (a steer)
+        turn.users.append(entry)
 
     @staticmethod
     def _opens_turn(turn: CodexTurn) -> bool:

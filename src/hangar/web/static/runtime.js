@@ -111,6 +111,7 @@
     addRange(start, Math.max(end, last));
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
     if (data.title) $("task-title").textContent = data.title;
+    document.dispatchEvent(new CustomEvent("hangar:transcript-page", { detail: { ...data, deviceId: state.deviceId, localTaskId: state.localTaskId } }));
     return data;
   }
 
@@ -152,6 +153,7 @@
     const link = sidebarLink(deviceId, localTaskId);
     $("task-title").textContent = link ? link.dataset.title : "";
     $("layout").classList.remove("sidebar-open");
+    document.dispatchEvent(new CustomEvent("hangar:task-opened", { detail: { deviceId, localTaskId } }));
     hangar.status("Loading…");
     try {
       await loadPage({ tail: true }, false);
@@ -323,6 +325,14 @@
     const index = hashIndex();
     if (index !== null && state.localTaskId) jumpTo(index);
   });
+
+  // The composer (composer.js) continues the open task over the same event stream.
+  window.hangarRuntime = {
+    events,
+    current: () => ({ deviceId: state.deviceId, localTaskId: state.localTaskId }),
+    refresh: refreshOpenTask,
+    refreshSidebar,
+  };
 
   restoreSections();
   if (state.deviceId && state.localTaskId) {
