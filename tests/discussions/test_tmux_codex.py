@@ -204,3 +204,58 @@ def test_codex_resume_after_exit_is_the_same_discussion_with_its_plan(
         again.close()
     resumed = the_discussion(hub)
     assert resumed["id"] == first["id"] and resumed["issueKey"] == "HGR-1"
+
+
+def test_ctrl_c_at_every_step_goes_back_to_the_talk(sandbox_hub: SandboxHub) -> None:
+    """LR-083, LR-092: Ctrl+C in the `/hangar` menu, on the card's fields page and on its
+    "pick the agent member" answer each go back to Codex with nothing created; the discussion
+    goes on (the next turn is saved) and Ctrl+C in Codex itself ends it, kept to resume.
+    Each step is checked by what it shows, never by comparing whole screens Codex may redraw."""
+    hub = sandbox_hub
+    term = start_codex(hub, [{"text": ANSWER}, {"text": "Then measure it."}])
+    try:
+        ask_codex(term, "how should we cache?")
+        term.wait_text("read it back after a restart")
+        type_like_a_person(term, "/hangar")
+        term.wait_text(MENU_HELP)
+        term.key("C-c")  # the menu closes; what was typed stays in Codex's input
+        term.wait_gone(MENU_HELP)
+        term.wait_text("› /hangar")
+        term.key(*["BSpace"] * 7)
+        term.wait_gone("/hangar")
+        open_card(term)
+        open_fields(term)
+        term.key("C-c")  # on the fields page
+        term.wait_gone("2/2 the fields")
+        term.wait_text(CODEX_READY)
+        open_card(term)
+        open_fields(term)
+        term.key("Right")
+        term.wait_text("hand to an agent")
+        to_create(term)
+        term.key("Enter")
+        term.wait_text("pick the agent member to hand the issue to")
+        term.key("C-c")  # while the card asks for an agent
+        term.wait_gone("pick the agent member")
+        term.wait_text(CODEX_READY)
+        assert hub.ok("GET", "/api/issues")["issues"] == []
+        ask_codex(term, "and then?")
+        term.wait_text("Then measure it.", 60)
+        discussion = the_discussion(hub)
+        wait_until(
+            lambda: len(turns_of(hub, discussion["id"])) == 4, 30, "the next turns on the hub"
+        )
+        term.key("C-c")  # an empty input: Codex quits
+        text = ended(term)
+    finally:
+        term.close()
+    assert "kept (4 turns saved)" in text
+    after = the_discussion(hub)
+    assert (after["status"], after["issueKey"], after["runId"]) == ("open", None, None)
+    assert turns_of(hub, after["id"]) == [
+        ("user", "how should we cache?"),
+        ("assistant", ANSWER),
+        ("user", "and then?"),
+        ("assistant", "Then measure it."),
+    ]
+    assert hub.ok("GET", "/api/issues")["issues"] == []
