@@ -71,6 +71,8 @@ def test_plan_mode_exit_plan_mode_card_issue_and_the_run_goes_on(sandbox_hub: Sa
             "the implementing turn in the run's log",
         )
         term.wait_text("Implementing now.")
+        # The heartbeat moved to the run: the discussion is no longer held by this terminal.
+        assert the_discussion(hub)["inUse"] is False
         say(term, "next step", ECHO)
         wait_until(
             lambda: (
@@ -98,6 +100,9 @@ def test_plan_mode_exit_plan_mode_card_issue_and_the_run_goes_on(sandbox_hub: Sa
             "the run's final status",
         )
         assert (run["status"], run["exitCode"]) == ("completed", 0)
+        # Usage after the binding is the run's (the discussion keeps none).
+        usage = hub.ok("GET", f"/api/local-runs/{run_id}")["usage"]
+        assert usage and usage[0]["provider"] == "claude" and usage[0]["outputTokens"] > 0
     finally:
         term.close()
 

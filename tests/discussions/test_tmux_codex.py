@@ -207,10 +207,11 @@ def test_codex_resume_after_exit_is_the_same_discussion_with_its_plan(
 
 
 def test_ctrl_c_at_every_step_goes_back_to_the_talk(sandbox_hub: SandboxHub) -> None:
-    """LR-083, LR-092: Ctrl+C in the `/hangar` menu, on the card's fields page and on its
-    "pick the agent member" answer each go back to Codex with nothing created; the discussion
-    goes on (the next turn is saved) and Ctrl+C in Codex itself ends it, kept to resume.
-    Each step is checked by what it shows, never by comparing whole screens Codex may redraw."""
+    """LR-084, LR-097 (the plain path), LR-118: Ctrl+C in the `/hangar` menu, on the card's
+    fields page, on its "pick the agent member" answer and on its "not created" page (the hub
+    away) each go back to Codex with nothing created; the discussion goes on (the next turn is
+    saved) and Ctrl+C in Codex itself ends it, kept to resume. Each step is checked by what
+    it shows, never by comparing whole screens Codex may redraw."""
     hub = sandbox_hub
     term = start_codex(hub, [{"text": ANSWER}, {"text": "Then measure it."}])
     try:
@@ -238,6 +239,16 @@ def test_ctrl_c_at_every_step_goes_back_to_the_talk(sandbox_hub: SandboxHub) -> 
         term.key("C-c")  # while the card asks for an agent
         term.wait_gone("pick the agent member")
         term.wait_text(CODEX_READY)
+        open_card(term)
+        open_fields(term)
+        to_create(term)
+        hub.stop_hub()
+        term.key("Enter")
+        term.wait_text("not created", 30)
+        term.key("C-c")  # on the failure page
+        term.wait_gone("not created")
+        term.wait_text(CODEX_READY)
+        hub.start_hub()
         assert hub.ok("GET", "/api/issues")["issues"] == []
         ask_codex(term, "and then?")
         term.wait_text("Then measure it.", 60)
