@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hangar.testing.pty_process import PtyProcess
@@ -62,7 +63,7 @@ def start_tmux(
     """``hangar discuss [options] -- cli_args…`` in a tmux pane, as the user (their token)."""
     if turns is not None:
         hub.sandbox.load(scenario_from_dict({"name": "discussion", "turns": turns}))
-    argv = in_dir(hub.work, discuss_argv(cli_args, options))
+    argv = recording_exit(hub.root / name, in_dir(hub.work, discuss_argv(cli_args, options)))
     return TmuxTerminal(
         hub.root / name, argv, client_env(hub, cli_args[0]), rows=rows, columns=columns,
         sandbox=hub.sandbox,
@@ -132,6 +133,30 @@ def to_create(term: TmuxTerminal) -> None:
     for _ in range(6):
         term.key("Down")
     term.wait_text("> [ Create issue ]")
+
+
+EXIT_STATUS = "exit-status"
+"""The file, beside a terminal's tmux socket, where its command's exit status is written."""
+
+
+def recording_exit(root: Path, argv: Sequence[str]) -> list[str]:
+    """``argv`` under a shell that writes its exit status to ``root/EXIT_STATUS``. tmux's own
+    ``#{pane_dead_status}`` cannot be relied on: now and then tmux 3.3a leaves the pane's
+    process unreaped (a zombie), the pane dead and without a status for 30 s and more."""
+    return ["sh", "-c", '"$@"; echo "$?" > "$0"', str(root / EXIT_STATUS), *argv]
+
+
+def exit_status(term: TmuxTerminal, timeout: float = 30.0) -> int:
+    """The exit status of a command started through :func:`recording_exit`, once written."""
+    path = term.socket.parent / EXIT_STATUS
+    deadline = time.monotonic() + timeout
+    while True:
+        written = path.read_text(encoding="utf-8") if path.exists() else ""
+        if written.endswith("\n"):
+            return int(written)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no exit status in {path} after {timeout}s")
+        time.sleep(0.05)  # polling interval of a condition
 
 
 def wait_settled(term: TmuxTerminal, still: float = 0.5, timeout: float = 30.0) -> list[str]:

@@ -20,7 +20,15 @@ import pytest
 from localrun.sandbox_hub import USER_TOKEN, SandboxHub, in_dir, wait_until
 from terminal.tmux_term import TmuxTerminal
 
-from .kit import discuss_argv, open_fields, the_discussion, to_create, turns_of
+from .kit import (
+    discuss_argv,
+    exit_status,
+    open_fields,
+    recording_exit,
+    the_discussion,
+    to_create,
+    turns_of,
+)
 
 pytestmark = pytest.mark.real_agents
 
@@ -52,7 +60,7 @@ def start(
         "STANDIN_REPLIES": str(hub.root / f"{name}.json"),
         "STANDIN_LOG": str(hub.root / "standin.log"),
     }
-    argv = in_dir(hub.work, discuss_argv(cli_args))
+    argv = recording_exit(hub.root / name, in_dir(hub.work, discuss_argv(cli_args)))
     return TmuxTerminal(hub.root / name, argv, env, rows=30, columns=100, sandbox=hub.sandbox)
 
 
@@ -151,7 +159,7 @@ def test_ctrl_c_on_the_card_ends_the_paused_cli_and_the_discussion_resumes(
         term.key("C-c")
         text = "".join(term.wait_for(lambda _: term.dead(), "the CLI to be ended", 30))
         assert "resume it with `hangar discuss -- kiro-cli chat --resume`" in text
-        assert term.pane.cmd("display-message", "-p", "#{pane_dead_status}").stdout == ["0"]
+        assert exit_status(term) == 0
     finally:
         term.close()
     first = the_discussion(hub)

@@ -19,6 +19,7 @@ from .kit import (
     approve_claude_plan,
     claude_plan_turns,
     comments,
+    exit_status,
     open_fields,
     say,
     start_tmux,
@@ -127,7 +128,7 @@ def test_ctrl_c_on_the_native_card_ends_claude_and_the_discussion_resumes_with_i
         text = "".join(lines)  # the summary may wrap at the pane's width
         match = re.search(RESUME, text)
         assert match, text
-        assert term.pane.cmd("display-message", "-p", "#{pane_dead_status}").stdout == ["0"]
+        assert exit_status(term) == 0
     finally:
         term.close()
     first = the_discussion(hub)

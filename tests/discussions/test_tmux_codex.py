@@ -16,6 +16,7 @@ from .kit import (
     PLAN,
     ask_codex,
     comments,
+    exit_status,
     open_fields,
     start_codex,
     start_tmux,
@@ -41,7 +42,7 @@ def open_card(term) -> str:  # type: ignore[no-untyped-def]
 
 def ended(term) -> str:  # type: ignore[no-untyped-def]
     lines = term.wait_for(lambda _: term.dead(), "hangar discuss to end", 60)
-    assert term.pane.cmd("display-message", "-p", "#{pane_dead_status}").stdout == ["0"]
+    assert exit_status(term) == 0
     return "".join(lines)  # joined: lines may wrap at the pane's width
 
 
