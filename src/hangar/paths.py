@@ -91,6 +91,10 @@ class HangarPaths:
         return self.home / "local-run-spool"
 
     @property
+    def discussion_spool_dir(self) -> Path:
+        return self.home / "discussion-spool"
+
+    @property
     def trash_dir(self) -> Path:
         return self.home / "trash"
 
@@ -124,6 +128,7 @@ class HangarPaths:
             "configFile": str(self.config_file),
             "providersDir": str(self.providers_dir),
             "spoolDir": str(self.spool_dir),
+            "discussionSpoolDir": str(self.discussion_spool_dir),
             "trashDir": str(self.trash_dir),
             "logsDir": str(self.logs_dir),
             "attachmentsDir": str(self.attachments_dir),

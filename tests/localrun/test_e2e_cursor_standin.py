@@ -102,7 +102,7 @@ def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
     assert messages[8]["content"] == "stand-in failure"
     chats = {m["input"]["session_id"] for m in messages}
     assert len(chats) == 1
-    assert all(m["source"] == "cursor-transcript" for m in messages)
+    assert all(m["source"] == "cursor-jsonl" for m in messages)
     assert "elsewhere" not in json.dumps(messages)
     assert hub.ok("GET", f"/api/local-runs/{run['id']}")["status"] == "completed"
 

@@ -56,7 +56,9 @@ def test_provider_is_picked_by_executable_basename() -> None:
     assert provider_for("/opt/bin/codex") is CodexProvider
     assert provider_for("claude.exe") is ClaudeProvider
     assert executable_name("/x/y/claude.exe") == "claude"
-    with pytest.raises(UsageError, match="supported: claude, codex"):
+    with pytest.raises(
+        UsageError, match="supported: agy, antigravity, claude, codex, cursor-agent"
+    ):
         provider_for("aider")
 
 

@@ -160,7 +160,9 @@ def test_card_creates_the_issue_and_shows_the_notice(sandbox_hub: SandboxHub) ->
         assert f"\x1b[94m{hub.url}/issues/HGR-1" in colored
         lines = term.lines()
         assert "【Cache the transcript index】Issue HGR-1 created" in lines[-2]
-        assert READY in "\n".join(lines) or "›" in "\n".join(lines)  # Codex is still there
+        # Codex is still there: it repaints once it has its full height back (a loaded
+        # machine can show the notice before the repaint is complete, so wait for it).
+        term.wait_for(lambda rows: any(line.startswith("›") for line in rows), "Codex's input")
     finally:
         term.close()
 

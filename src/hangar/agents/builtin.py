@@ -99,6 +99,15 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         home=HomeSpec("KIRO_HOME", (".kiro",)),
         extra_homes=(("legacyData", xdg_data("kiro-cli")),),
         store="hangar.agents.kiro:KiroStore",
+        live="hangar.localrun.providers.kiro:KiroProvider",
         executables=("kiro-cli",),
+    ),
+    Agent(
+        runtime="agy",
+        display_name="Antigravity CLI",
+        badge="Ag",
+        home=HomeSpec(None, (".gemini", "antigravity-cli")),
+        live="hangar.localrun.providers.agy:AgyProvider",
+        executables=("agy", "antigravity"),
     ),
 )

@@ -63,6 +63,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.notify:notify_command",
         "Turn runtime-task notifications on or off, or show their state.",
     ),
+    "discuss": LazyCommand(
+        "hangar.cli.discuss:discuss_group",
+        "Discuss the plan with an agent CLI before the issue exists.",
+    ),
+    "ds": LazyCommand("hangar.cli.discuss:discuss_alias", "Short for `hangar discuss`."),
     "local-run": LazyCommand(
         "hangar.cli.local_run:local_run_group", "Local runs (`hangar run`) on this machine."
     ),
@@ -70,6 +75,9 @@ COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.claude_session_hook:claude_session_hook_command", "", hidden=True
     ),
     "__session-hook": LazyCommand("hangar.cli.session_hook:session_hook_command", "", hidden=True),
+    "__claude-plan-hook": LazyCommand(
+        "hangar.cli.claude_plan_hook:claude_plan_hook_command", "", hidden=True
+    ),
 }
 """Every top-level command: where it lives and the line ``--help`` shows for it."""
 

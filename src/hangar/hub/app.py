@@ -26,6 +26,7 @@ from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import adoption as adoption_api
 from hangar.hub.api import devices as devices_api
+from hangar.hub.api import discussions as discussions_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import im_hooks
@@ -67,6 +68,7 @@ API_ROUTERS = (
     issues_api.router,
     events_api.router,
     local_runs_api.router,
+    discussions_api.router,
     usage_api.router,
     adoption_api.router,
     devices_api.router,

@@ -43,6 +43,7 @@ from hangar.errors import HangarError
 
 if TYPE_CHECKING:
     from hangar.localrun.terminal.commands import CommandRegistry
+    from hangar.localrun.terminal.inbox import EngineInbox
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEFAULT_SIZE = (24, 80)
@@ -68,6 +69,11 @@ class ChildCommand:
     pass_fds: tuple[int, ...] = ()
     """File descriptors handed to the child under the same numbers (e.g. a plugin's event
     pipe); the runner closes the parent's copies once the child has started."""
+    on_started: Callable[[int], None] | None = None
+    """Called with the child's pid once it runs (a provider that pauses its CLI needs it)."""
+    startup_input: bytes = b""
+    """Typed into the child's terminal once it first wrote something (it is up and reading),
+    e.g. a CLI's own slash command that a provider must send after the start."""
 
 
 class PtyRunner(Protocol):
@@ -158,6 +164,9 @@ class TerminalPtyRunner:
     """Called with the child's pid once it runs (its process group id is the same)."""
     commands: CommandRegistry | None = None
     """``/hangar…`` menu commands; None or empty: the terminal is passed through untouched."""
+    inbox: EngineInbox | None = None
+    """Where other threads ask the terminal engine for something (a provider's native
+    implement-plan action opening the card); served only while the engine runs."""
 
     def check(self, command: ChildCommand) -> None:
         locate_executable(command)
@@ -189,15 +198,17 @@ class TerminalPtyRunner:
             _close_all(command.pass_fds)
         if self.on_started is not None:
             self.on_started(process.pid)
+        if command.on_started is not None:
+            command.on_started(process.pid)
         try:
             if interactive and self.commands is not None and not self.commands.empty:
-                self._run_with_engine(process, master, size, self.commands)
+                self._run_with_engine(process, master, size, self.commands, command.startup_input)
                 return exit_code_of(process.wait())
             with (
                 _user_terminal(self.stdin_fd, interactive),
                 _forwarded_signals(process.pid, self.stdin_fd if interactive else None, master),
             ):
-                self._pump(process, master, interactive)
+                self._pump(process, master, interactive, command.startup_input)
             return exit_code_of(process.wait())
         finally:
             if process.poll() is None:  # we are leaving on an exception: do not orphan it
@@ -213,6 +224,7 @@ class TerminalPtyRunner:
         master: int,
         size: tuple[int, int],
         commands: CommandRegistry,
+        startup: bytes = b"",
     ) -> None:
         from hangar.localrun.terminal.clock import SystemClock
         from hangar.localrun.terminal.interposer import Interposer
@@ -228,11 +240,15 @@ class TerminalPtyRunner:
                 _user_terminal(self.stdin_fd, True),
                 _forwarded_signals(process.pid, self.stdin_fd, master, on_resize=wakeup.record),
             ):
-                pump_with_engine(process, master, self.stdin_fd, engine, wakeup, clock)
+                pump_with_engine(
+                    process, master, self.stdin_fd, engine, wakeup, clock, self.inbox, startup
+                )
         finally:
             wakeup.close()
 
-    def _pump(self, process: subprocess.Popen[bytes], master: int, interactive: bool) -> None:
+    def _pump(
+        self, process: subprocess.Popen[bytes], master: int, interactive: bool, startup: bytes
+    ) -> None:
         readers = [master, self.stdin_fd] if interactive else [master]
         output_open = True
         while True:
@@ -242,6 +258,9 @@ class TerminalPtyRunner:
                 continue
             if master in ready:
                 data = _read_some(master)
+                if data and startup:
+                    _write_all(master, startup)
+                    startup = b""
                 if not data:
                     readers.remove(master)
                 elif output_open:

@@ -6,6 +6,12 @@ through ``rewrite_client_text`` (which may return a replacement) and text frames
 directions are shown to ``observe_server_text`` / ``observe_client_text``. The
 ``Authorization`` header of the client's handshake is forwarded. :meth:`WsProxy.stop` closes
 the listener and every live connection.
+
+``gate_client_text`` may hold a client frame back: for most frames it returns ``None`` (sent
+at once); for a frame it must hold it returns a blocking function, which runs on a worker
+thread while frames from the server keep flowing, and returns the text to send (or ``None``
+to drop the frame). Later client frames wait behind a held one, so the order is kept. This is
+how a provider pauses a CLI's own action (a plan's "implement") during hangar's card.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 TextHook = Callable[[str], None]
+Gate = Callable[[str], Callable[[], str | None] | None]
 
 
 def _identity(text: str) -> str:
@@ -37,8 +44,10 @@ class WsProxy:
         rewrite_client_text: Callable[[str], str] = _identity,
         observe_client_text: TextHook | None = None,
         observe_server_text: TextHook | None = None,
+        gate_client_text: Gate | None = None,
     ) -> None:
         self.upstream = upstream
+        self._gate = gate_client_text
         self.port = 0
         self._rewrite = rewrite_client_text
         self._observe_client = observe_client_text
@@ -100,6 +109,10 @@ class WsProxy:
                                 frame = self._rewrite(frame)
                             except Exception as exc:
                                 print(f"hangar: frame left as is: {exc!r}", file=sys.stderr)
+                            held = await self._held(frame)
+                            if held is None:
+                                continue  # the gate dropped it
+                            frame = held
                             self._watch(self._observe_client, frame)
                         await upstream.send(frame)
 
@@ -121,6 +134,19 @@ class WsProxy:
                         await task
         except (OSError, ConnectionClosed):
             return
+
+    async def _held(self, frame: str) -> str | None:
+        """``frame`` after the gate (see the module docstring)."""
+        if self._gate is None:
+            return frame
+        try:
+            wait = self._gate(frame)
+        except Exception as exc:  # a gate bug must never stall the user's session
+            print(f"hangar: frame passed on: {exc!r}", file=sys.stderr)
+            return frame
+        if wait is None:
+            return frame
+        return await asyncio.get_running_loop().run_in_executor(None, wait)
 
     def stop(self) -> None:
         """Close the listener and all connections; returns when the proxy thread is done."""

@@ -35,7 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hangar.testing.model_reply import MODEL, Reply, SseEvent, ToolUse
-from hangar.testing.scenarios import EXHAUSTED_TEXT, Scenario
+from hangar.testing.scenarios import EXHAUSTED_TEXT, Scenario, with_path_from
 from hangar.testing.tool_mapping import NoToolForRole, OfferedTool, resolve_call
 from hangar.testing.wire_anthropic import anthropic_error, messages_stream
 from hangar.testing.wire_openai import (
@@ -194,7 +194,8 @@ class FakeModelServer:
         text = turn.text
         if turn.tool is not None:
             try:
-                name, args = resolve_call(turn.tool, tools, workspace_hint(body))
+                call = with_path_from(turn.tool, json.dumps(body))
+                name, args = resolve_call(call, tools, workspace_hint(body))
             except NoToolForRole as missing:
                 text = str(missing)
             else:

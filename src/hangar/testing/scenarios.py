@@ -22,7 +22,9 @@ Each turn answers one model request and holds exactly one action:
   list) — one call to the plan/todo tool offered, the neutral items rendered into its shape;
   ``status`` is ``pending | in_progress | completed | cancelled``;
 - ``write: {path, content}``, ``edit: {path, old, new}``, ``read: {path}`` — file tools, with
-  a shell command as fallback where the CLI offers no such tool;
+  a shell command as fallback where the CLI offers no such tool; instead of ``path`` a turn
+  may give ``path_from: <regex>``, whose first group is looked up in the request (for a path
+  the CLI names itself, e.g. the plan file Claude's plan mode asks for);
 - ``error: {status, message}`` — the request fails with that HTTP status (repeated, without
   consuming more script, for the CLI's retries of the same request);
 - ``call: {<tool name>: {arguments}, …}`` — one call to the first of the named tools the
@@ -42,6 +44,7 @@ When the script runs out, every further request gets the text
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -204,10 +207,29 @@ def _turn(source: str, raw: Any) -> Turn:
         )
     else:
         required = {"write": ("path", "content"), "edit": ("path", "old", "new"), "read": ("path",)}
-        if not isinstance(value, Mapping) or any(k not in value for k in required[role]):
+        given = (
+            {*value} | ({"path"} if "path_from" in value else set())
+            if isinstance(value, Mapping)
+            else set()
+        )
+        if not isinstance(value, Mapping) or any(k not in given for k in required[role]):
             raise ScenarioError(source=source, problem=f"{role} needs {required[role]}")
         call = ToolCall(role, dict(value))
     return Turn(text=text, reasoning=reasoning, tool=call, delay=float(delay))
+
+
+def with_path_from(call: ToolCall, request_text: str) -> ToolCall:
+    """``call`` with a ``path_from`` regex replaced by the path it finds in ``request_text``
+    (unchanged when there is none, or nothing matches)."""
+    pattern = call.args.get("path_from")
+    if not isinstance(pattern, str):
+        return call
+    match = re.search(pattern, request_text)
+    if match is None:
+        return call
+    args = {k: v for k, v in call.args.items() if k != "path_from"}
+    args["path"] = match.group(1)
+    return ToolCall(call.role, args, call.plan)
 
 
 def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Scenario:

@@ -7,7 +7,7 @@ did; see :mod:`hangar.hub.store.run_checklists`)."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,6 +62,12 @@ class CommentCreate(_Body):
 class ProjectCreate(_Body):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=20_000)
+
+
+class AgentMemberCreate(_Body):
+    name: str = Field(min_length=1, max_length=200)
+    email: str | None = Field(default=None, max_length=320)
+    role: Literal["agent"] = "agent"
 
 
 class LabelCreate(_Body):
@@ -160,6 +166,11 @@ def create_label(body: LabelCreate, ctx: Hub) -> dict[str, Any]:
 @router.get("/members", summary="Workspace members")
 def list_members(ctx: Hub) -> dict[str, Any]:
     return {"members": workspace_repo.list_members(ctx.engine, ctx.workspace)}
+
+
+@router.post("/members", status_code=201, summary="Add an agent member")
+def create_member(body: AgentMemberCreate, ctx: Hub) -> dict[str, Any]:
+    return workspace_repo.create_agent_member(ctx.engine, ctx.workspace, body.name, body.email)
 
 
 @router.get("/workspace", summary="The workspace (name, key prefix)")

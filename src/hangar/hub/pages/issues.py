@@ -19,6 +19,7 @@ from hangar.hub.context import Hub, hub_of
 from hangar.hub.pages.page import page
 from hangar.hub.pages.session import check_form_csrf, require_session
 from hangar.hub.store import comments as comments_repo
+from hangar.hub.store import discussions as discussions_repo
 from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import local_runs as local_runs_repo
 from hangar.hub.store import run_checklists
@@ -145,6 +146,7 @@ def issue_page(key: str, request: Request, ctx: Hub) -> HTMLResponse:
         comment_count=len(comments),
         local_runs=local_runs_repo.list_runs(ctx.engine, ctx.workspace, key),
         checklist=run_checklists.issue_checklist(ctx.engine, issue["id"]),
+        source_discussion=discussions_repo.for_issue(ctx.engine, ctx.workspace, issue["id"]),
     )
 
 

@@ -16,6 +16,7 @@ from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.auth import client_address
 from hangar.hub.context import Hub, hub_of
 from hangar.hub.pages.devices import router as devices_router
+from hangar.hub.pages.discussions import router as discussions_router
 from hangar.hub.pages.issues import router as issues_router
 from hangar.hub.pages.page import page
 from hangar.hub.pages.rendering import render
@@ -31,6 +32,7 @@ from hangar.transcripts.paging import encode_cursor
 
 router = APIRouter(include_in_schema=False)
 router.include_router(issues_router)
+router.include_router(discussions_router)
 router.include_router(usage_router)
 router.include_router(devices_router)
 

@@ -94,6 +94,14 @@ def _allocate_number(conn: Connection, workspace_id: str) -> int:
 
 def create_issue(engine: Engine, workspace: Workspace, fields: Mapping[str, Any]) -> dict[str, Any]:
     """Create an issue from API fields (camelCase keys, already type-checked)."""
+    with transaction(engine) as conn:
+        number = insert_issue(conn, workspace, fields)
+    return get_issue(engine, workspace, f"{workspace.key_prefix}-{number}")
+
+
+def insert_issue(conn: Connection, workspace: Workspace, fields: Mapping[str, Any]) -> int:
+    """Create an issue inside the caller's transaction ``conn``; returns its number (the
+    caller reads it back with :func:`get_issue` after committing)."""
     title = str(fields.get("title") or "").strip()
     if not title:
         raise UsageError("title must not be empty")
@@ -103,25 +111,24 @@ def create_issue(engine: Engine, workspace: Workspace, fields: Mapping[str, Any]
     _check_dates(start, due)
     now = datetime.now(UTC)
     issue_id = str(uuid.uuid4())
-    with transaction(engine) as conn:
-        number = _allocate_number(conn, workspace.id)
-        values: dict[str, Any] = {
-            "id": issue_id,
-            "workspace_id": workspace.id,
-            "number": number,
-            "title": title,
-            "description": fields.get("description") or "",
-            "status": status,
-            "priority": priority,
-            "start_date": start,
-            "due_date": due,
-            "created_at": now,
-            "updated_at": now,
-        }
-        values.update(_references(conn, workspace, fields))
-        conn.execute(sa.insert(schema.issues).values(**values))
-        _set_labels(conn, workspace, issue_id, fields.get("labels") or ())
-    return get_issue(engine, workspace, f"{workspace.key_prefix}-{number}")
+    number = _allocate_number(conn, workspace.id)
+    values: dict[str, Any] = {
+        "id": issue_id,
+        "workspace_id": workspace.id,
+        "number": number,
+        "title": title,
+        "description": fields.get("description") or "",
+        "status": status,
+        "priority": priority,
+        "start_date": start,
+        "due_date": due,
+        "created_at": now,
+        "updated_at": now,
+    }
+    values.update(_references(conn, workspace, fields))
+    conn.execute(sa.insert(schema.issues).values(**values))
+    _set_labels(conn, workspace, issue_id, fields.get("labels") or ())
+    return number
 
 
 def _references(
@@ -200,9 +207,18 @@ def update_issue(
 
 def _select_issues(workspace: Workspace) -> sa.Select[Any]:
     issues, parent = schema.issues, schema.issues.alias("parent")
+    source = schema.discussions  # the discussion an issue was created from, if any
     return (
-        sa.select(issues, parent.c.number.label("parent_number"))
-        .select_from(issues.outerjoin(parent, issues.c.parent_id == parent.c.id))
+        sa.select(
+            issues,
+            parent.c.number.label("parent_number"),
+            source.c.id.label("source_discussion_id"),
+        )
+        .select_from(
+            issues.outerjoin(parent, issues.c.parent_id == parent.c.id).outerjoin(
+                source, source.c.issue_id == issues.c.id
+            )
+        )
         .where(issues.c.workspace_id == workspace.id)
     )
 
@@ -239,6 +255,7 @@ def _as_json(workspace: Workspace, row: Any, labels: list[str]) -> dict[str, Any
         "labels": labels,
         "startDate": row.start_date.isoformat() if row.start_date else None,
         "dueDate": row.due_date.isoformat() if row.due_date else None,
+        "sourceDiscussionId": row.source_discussion_id,
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }

@@ -465,3 +465,64 @@ notification_deliveries = sa.Table(
     ),
     sa.Index("ix_notification_deliveries_status_next", "status", "next_attempt_at"),
 )
+
+# --- discussions (`hangar discuss -- CLI …`: the talk before the issue) -------------------
+
+discussions = sa.Table(
+    "discussions",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column(
+        "owner_id", sa.String(36), sa.ForeignKey("members.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("cli_name", sa.String(100), nullable=False),
+    sa.Column("provider", sa.String(100), nullable=False),
+    sa.Column("provider_session_id", sa.String(300), nullable=True),
+    sa.Column("title", sa.String(500), nullable=False, server_default=""),
+    sa.Column("status", sa.String(20), nullable=False, server_default="open"),
+    sa.Column("work_dir", sa.Text, nullable=False, server_default=""),
+    sa.Column(
+        "issue_id",
+        sa.String(36),
+        sa.ForeignKey("issues.id", ondelete="SET NULL"),
+        nullable=True,
+        unique=True,
+    ),
+    sa.Column(
+        "run_id", sa.String(36), sa.ForeignKey("local_runs.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("execution_mode", sa.String(30), nullable=True),
+    sa.Column("holder", sa.String(100), nullable=True),
+    sa.Column("held_until", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_discussions_provider_session", "workspace_id", "provider", "provider_session_id"),
+)
+
+discussion_turns = sa.Table(
+    "discussion_turns",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "discussion_id",
+        sa.String(36),
+        sa.ForeignKey("discussions.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("content", sa.Text, nullable=False),
+    sa.Column("source", sa.String(100), nullable=False),
+    sa.Column("source_key", sa.String(500), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("discussion_id", "seq", name="uq_discussion_turns_discussion_seq"),
+    sa.UniqueConstraint(
+        "discussion_id", "source", "source_key", name="uq_discussion_turns_discussion_source_key"
+    ),
+)

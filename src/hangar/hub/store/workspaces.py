@@ -74,22 +74,62 @@ def ensure_workspace(engine: Engine, owner_name: str, prefix: str = DEFAULT_PREF
     return Workspace(row.id, row.name, row.key_prefix, owner.id)
 
 
+MEMBER_ROLES = ("owner", "agent")
+"""``owner``: the person the hub belongs to; ``agent``: a coding agent an issue can be handed
+to (the run then starts through ``hangar run`` wherever that agent is picked up)."""
+
+
+def _member_json(r: Any) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "name": r.name,
+        "email": r.email,
+        "role": r.role,
+        "createdAt": iso(r.created_at),
+    }
+
+
 def list_members(engine: Engine, workspace: Workspace) -> list[dict[str, Any]]:
     m = schema.members
     with engine.connect() as conn:
         rows = conn.execute(
             sa.select(m).where(m.c.workspace_id == workspace.id).order_by(m.c.created_at)
         ).all()
-    return [
-        {
-            "id": r.id,
-            "name": r.name,
-            "email": r.email,
-            "role": r.role,
-            "createdAt": iso(r.created_at),
-        }
-        for r in rows
-    ]
+    return [_member_json(r) for r in rows]
+
+
+def get_member(engine: Engine, workspace: Workspace, member_id: str) -> dict[str, Any] | None:
+    m = schema.members
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(m).where(m.c.id == member_id, m.c.workspace_id == workspace.id)
+        ).first()
+    return _member_json(row) if row is not None else None
+
+
+def create_agent_member(
+    engine: Engine, workspace: Workspace, name: str, email: str | None = None
+) -> dict[str, Any]:
+    """Add an agent member (role ``agent``): something an issue can be handed to."""
+    name = name.strip()
+    if not name:
+        raise UsageError("a member needs a name")
+    m = schema.members
+    member_id = str(uuid.uuid4())
+    with transaction(engine) as conn:
+        conn.execute(
+            sa.insert(m).values(
+                id=member_id,
+                workspace_id=workspace.id,
+                name=name,
+                email=email,
+                role="agent",
+                created_at=datetime.now(UTC),
+            )
+        )
+    found = get_member(engine, workspace, member_id)
+    assert found is not None
+    return found
 
 
 def _project_json(row: Any) -> dict[str, Any]:

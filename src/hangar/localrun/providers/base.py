@@ -14,15 +14,25 @@ A provider owns one agent CLI's event source and its mapping to run messages. It
 It returns the CLI's exit code. It may use the shared PTY runner (``self.runner``) and manage
 its own sidecars (LR-129). :meth:`Provider.validate` refuses flags hangar must own (LR-186)
 before any run is created.
+
+A provider that can take part in a discussion (``hangar discuss``, before any issue exists)
+sets :attr:`Provider.supports_discussion` and implements :meth:`Provider.discuss`: the same
+CLI and tracker, with only ``HANGAR_LOCALRUN_SESSION_ID`` in ``env`` (no run or issue
+variables, LR-126), its events going to ``hooks.sink`` (the discussion first, the run once
+one is bound), the session id it learns going to ``hooks.session_started`` and its own
+implement-plan action to ``hooks.native_handoff`` — which blocks while hangar shows the card
+and binds the issue and run; meanwhile the provider holds its CLI (LR-226) and afterwards
+lets the same process and session go on (LR-227), or ends it when the user cancelled.
 """
 
 from __future__ import annotations
 
+import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import ClassVar, Literal, Protocol
 
 from hangar.errors import UsageError
 from hangar.localrun.pty_runner import PtyRunner
@@ -35,6 +45,53 @@ class MessageSink(Protocol):
 
 class UsageSink(Protocol):
     def add(self, delta: UsageEntry) -> None: ...
+
+
+class EventSink(MessageSink, UsageSink, Protocol):
+    """Where a tracker sends messages and usage (both reporters, or a discussion)."""
+
+
+@dataclass(frozen=True)
+class PlanHandoff:
+    """A CLI's own implement-plan action: the plan it approved, from its structured events."""
+
+    plan: str
+    source: str
+    source_key: str
+    context: Literal["current", "clear"] = "current"
+    """``current``: go on in this context; ``clear``: the CLI starts a fresh one with the plan."""
+
+
+class HandoffResult(enum.Enum):
+    BOUND = "bound"
+    """The issue and the run exist; let the CLI go on with the same session."""
+    CANCELLED = "cancelled"
+    """The user cancelled the card: block the action; hangar ends the CLI."""
+
+
+class DiscussionHooks(Protocol):
+    """What a provider may tell a discussion, and ask of it."""
+
+    @property
+    def sink(self) -> EventSink:
+        """The target of the provider's tracker (switched to the run once one is bound)."""
+        ...
+
+    def session_started(self, provider_session_id: str) -> None:
+        """The CLI's session id, once the provider has it from a verifiable source."""
+        ...
+
+    def plan_proposed(self, plan: str, source: str, source_key: str) -> None:
+        """The CLI proposed a plan (saved as the discussion's plan; no card)."""
+        ...
+
+    def native_handoff(self, handoff: PlanHandoff) -> HandoffResult:
+        """The CLI's own implement-plan action: blocks during the card and the binding."""
+        ...
+
+    def end_provider(self) -> None:
+        """End the CLI now (after a cancelled handoff); its exit is not an error."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -75,6 +132,8 @@ class Provider(ABC):
     reporter_backpressure: ClassVar[bool] = False
     """True when the provider's event source can wait (e.g. a pipe): a full reporter queue
     then holds ``report`` back instead of spooling, which keeps a flood in order."""
+    supports_discussion: ClassVar[bool] = False
+    """True when :meth:`discuss` is implemented (``hangar discuss`` refuses the others)."""
 
     def __init__(self, runner: PtyRunner, issue: IssueContext) -> None:
         self.runner = runner
@@ -102,3 +161,24 @@ class Provider(ABC):
         usage_reporter: UsageSink,
     ) -> int:
         """Run the CLI to its end; report what it does; return its exit code."""
+
+    # -- discussions (``hangar discuss``) ----------------------------------------------------
+    @classmethod
+    def resume_session_id(
+        cls, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> str | None:
+        """The CLI session ``args`` resume, when they name one (how a discussion is found
+        again, LR-119); ``None`` for a new session or one the CLI picks itself."""
+        return None
+
+    @classmethod
+    def resume_command(cls, args: Sequence[str], session_id: str) -> str | None:
+        """The command that resumes ``session_id`` (told to the user at exit), or ``None``
+        when the CLI has no resume."""
+        return None
+
+    def discuss(
+        self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks
+    ) -> int:
+        """Run the CLI for a discussion (see the module docstring); returns its exit code."""
+        raise UsageError(f"`{self.name}` cannot take part in a discussion yet")

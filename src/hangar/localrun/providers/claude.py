@@ -20,12 +20,13 @@ import shlex
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from hangar.localrun.providers.base import MessageSink, Provider, UsageSink
+from hangar.localrun.providers.args import flag_value, has_flag
+from hangar.localrun.providers.base import DiscussionHooks, MessageSink, Provider, UsageSink
 from hangar.localrun.providers.claude_events import ClaudeTranscriptTracker
 from hangar.localrun.pty_runner import ChildCommand
 
@@ -42,24 +43,58 @@ def fallback_transcript(env: Mapping[str, str], cwd: str, session_id: str) -> Pa
     return Path(root) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd) / f"{session_id}.jsonl"
 
 
-class HookServer:
-    """Loopback HTTP server that accepts SessionStart reports carrying the run's secret."""
+PlanHandler = Callable[[dict[str, Any]], tuple[bytes, Callable[[], None] | None]]
+"""Answers a ``PostToolUse`` report (may block): the body for Claude, and what to do once
+Claude has it."""
 
-    def __init__(self, tracker: ClaudeTranscriptTracker, env: Mapping[str, str], cwd: Path) -> None:
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # a hook still waiting on the card must not hold up the exit
+
+
+class HookServer:
+    """Loopback HTTP server that accepts SessionStart reports carrying the run's secret (and,
+    in a discussion, the ``ExitPlanMode`` reports of :mod:`.claude_plan`)."""
+
+    def __init__(
+        self,
+        tracker: ClaudeTranscriptTracker,
+        env: Mapping[str, str],
+        cwd: Path,
+        *,
+        on_session: Callable[[str], None] | None = None,
+        plan_path: str = "",
+        on_plan: PlanHandler | None = None,
+    ) -> None:
         self.token = secrets.token_urlsafe(24)
         self.reports: list[dict[str, Any]] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                if self.path != HOOK_PATH or self.headers.get(TOKEN_HEADER) != outer.token:
+                plan = bool(plan_path) and self.path == plan_path and on_plan is not None
+                known = self.path == HOOK_PATH or plan
+                if not known or self.headers.get(TOKEN_HEADER) != outer.token:
                     self.send_error(403)
                     return
-                length = min(int(self.headers.get("Content-Length") or 0), 1 << 20)
+                limit = 1 << 22 if plan else 1 << 20
+                length = min(int(self.headers.get("Content-Length") or 0), limit)
                 try:
                     payload = json.loads(self.rfile.read(length) or b"{}")
                 except ValueError:
                     self.send_error(400)
+                    return
+                if plan and on_plan is not None and isinstance(payload, dict):
+                    body, after = on_plan(payload)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    self.wfile.flush()
+                    if after is not None:
+                        after()
                     return
                 outer.accept(payload)
                 self.send_response(204)
@@ -69,7 +104,8 @@ class HookServer:
                 return  # never write into the user's terminal
 
         self._tracker, self._env, self._cwd = tracker, env, cwd
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._on_session = on_session
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -85,6 +121,8 @@ class HookServer:
         )
         self.reports.append(payload)
         self._tracker.follow(session_id, path, str(payload.get("source") or "startup"))
+        if self._on_session is not None:
+            self._on_session(session_id)
 
     def start(self) -> HookServer:
         self._thread.start()
@@ -109,6 +147,7 @@ class ClaudeProvider(Provider):
     name = "claude"
     executables = ("claude",)
     owned_flags = ("--settings",)
+    supports_discussion = True
 
     def run(
         self,
@@ -120,6 +159,23 @@ class ClaudeProvider(Provider):
     ) -> int:
         tracker = ClaudeTranscriptTracker(reporter, usage_reporter)
         server = HookServer(tracker, env, cwd).start()
+        extra = [] if "--append-system-prompt" in args else ["--append-system-prompt"]
+        if extra:
+            extra.append(self.issue.prompt())
+        return self._session(args, extra, cwd, env, tracker, server, hook_settings)
+
+    def _session(
+        self,
+        args: Sequence[str],
+        extra: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        tracker: ClaudeTranscriptTracker,
+        server: HookServer,
+        settings_for: Callable[[int, str], dict[str, Any]],
+    ) -> int:
+        """Claude with the temporary settings file, the tracker polling, the hook server up;
+        everything goes away with the CLI process."""
         stop = threading.Event()
 
         def follow() -> None:
@@ -131,10 +187,8 @@ class ClaudeProvider(Provider):
             settings = Path(folder) / "settings.json"
             fd = os.open(settings, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(hook_settings(server.port, server.token), handle)
-            argv = [*args, "--settings", str(settings)]
-            if "--append-system-prompt" not in args:
-                argv += ["--append-system-prompt", self.issue.prompt()]
+                json.dump(settings_for(server.port, server.token), handle)
+            argv = [*args, "--settings", str(settings), *extra]
             poller.start()
             try:
                 return self.runner.run(ChildCommand(argv, cwd, env))
@@ -146,3 +200,28 @@ class ClaudeProvider(Provider):
                 self.outcome.active_ms = tracker.active_ms or None
                 with contextlib.suppress(OSError):
                     settings.unlink()
+
+    # -- discussions --------------------------------------------------------------------
+    @classmethod
+    def resume_session_id(
+        cls, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> str | None:
+        return flag_value(args, ("--resume", "-r", "--session-id"))
+
+    @classmethod
+    def resume_command(cls, args: Sequence[str], session_id: str) -> str | None:
+        return shlex.join([args[0], "--resume", session_id])
+
+    def discuss(
+        self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks
+    ) -> int:
+        from hangar.localrun.providers.claude_plan import PlanTap, discussion_settings, plan_hook
+
+        tracker = ClaudeTranscriptTracker(PlanTap(hooks), hooks.sink)
+        path, handler = plan_hook(hooks)
+        server = HookServer(
+            tracker, env, cwd, on_session=hooks.session_started, plan_path=path, on_plan=handler
+        ).start()
+        given = has_flag(args, "--permission-mode")
+        extra = [] if given else ["--permission-mode", "plan"]  # LR-209
+        return self._session(args, extra, cwd, env, tracker, server, discussion_settings)

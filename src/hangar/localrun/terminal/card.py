@@ -55,6 +55,8 @@ class Page(enum.Enum):
     FAILED = "failed"
     LOAD_FAILED = "load_failed"
     WORKING = "working"
+    EMPTY = "empty"
+    """There is no plan: nothing to create (the discussion goes on, or the CLI ends)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,9 @@ class IssueCard:
         self.choice = 0
         self.plan_rows = 10  # updated by each render
         self.result: CardResult | None = None
+        if not plan.strip():
+            self.page = Page.EMPTY
+            return
         self.load()
 
     # -- data ---------------------------------------------------------------------------
@@ -182,6 +187,11 @@ class IssueCard:
         if token.is_key("ctrl-c"):
             return self._done(Outcome.CANCELLED)
         if token.kind not in (Kind.TEXT, Kind.KEY):
+            return Stay()
+        if self.page is Page.EMPTY:
+            if token.is_key("enter", "escape"):
+                outcome = Outcome.CONTINUE_DISCUSSION
+                return self._done(outcome if self.origin is Origin.PLAIN else Outcome.CANCELLED)
             return Stay()
         if self.page is Page.PLAN:
             return self._plan_key(token)

@@ -50,6 +50,20 @@ def render(card: IssueCard, columns: int, rows: int) -> list[str]:
         body += ["Every field is kept.", ""]
         body += _choices(card.failure_choices(), card.choice, columns)
         help_text = "↑/↓ choose · Enter · Shift+Tab back to edit · " + _cancel(card)
+    elif card.page is Page.EMPTY:
+        header = "New issue · nothing to create"
+        body = [
+            *ansi.wrap(
+                "There is no plan yet, so there is nothing to create an issue from.", columns
+            )
+        ]
+        if card.origin is Origin.PLAIN:
+            body += ansi.wrap("Discuss the plan with the agent, then try again.", columns)
+            body += ["", *_choices(["Continue discussing"], 0, columns)]
+            help_text = "Enter continue discussing · " + _cancel(card)
+        else:
+            body += ["", *_choices(["End the CLI (the discussion is kept)"], 0, columns)]
+            help_text = "Enter or Ctrl+C end the CLI; the discussion is kept"
     elif card.page is Page.LOAD_FAILED:
         header = "New issue · cannot load"
         message = f"Could not load projects, members and labels: {card.message}"

@@ -41,9 +41,23 @@ class HubIssueCatalog:
         labels = self.client.get("/api/labels").get("labels", [])
         return Catalog(
             [Option(str(p["id"]), str(p["name"])) for p in projects],
-            [Option(str(m["id"]), str(m["name"]), str(m.get("email") or "")) for m in members],
+            [
+                Option(
+                    str(m["id"]),
+                    str(m["name"]),
+                    _member_detail(m),
+                    kind=str(m.get("role") or ""),
+                )
+                for m in members
+            ],
             [Option(str(lb["id"]), str(lb["name"])) for lb in labels],
         )
+
+
+def _member_detail(member: dict[str, Any]) -> str:
+    role = str(member.get("role") or "")
+    email = str(member.get("email") or "")
+    return " · ".join(part for part in (email, "agent" if role == "agent" else "") if part)
 
 
 def resolve(options: list[Option], wanted: str) -> Option | None:

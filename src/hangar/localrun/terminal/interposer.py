@@ -117,6 +117,7 @@ class Interposer:
         self.provider_size = size
         self.settling: QuietWait | None = None
         self.pending_keys = bytearray()
+        self.waiting_overlays: list[Overlay] = []
         self._recheck = False
 
     # -- events ---------------------------------------------------------------------------
@@ -161,6 +162,8 @@ class Interposer:
             if keys:
                 self.ports.to_provider(keys)
         self._tokens(self.scanner.flush(now), now)
+        if self.waiting_overlays and self.phase is Phase.IDLE and self.overlay is None:
+            self._arm(self.waiting_overlays.pop(0), QuietWait(now))
         if self.phase is Phase.ARMED and self.wait is not None and self.wait.ready(now):
             self._prepare(now)
         elif self.phase is Phase.PREPARING:
@@ -173,6 +176,8 @@ class Interposer:
 
     def next_deadline(self) -> float | None:
         times = [self.scanner.deadline()]
+        if self.waiting_overlays and self.phase is Phase.IDLE:
+            times.append(self.clock.now())
         if self.phase in (Phase.ARMED, Phase.PREPARING) and self.wait is not None:
             times.append(self.wait.deadline())
         times.append(self.cursor_deadline)
@@ -210,6 +215,23 @@ class Interposer:
         if self.pending_keys:
             self.ports.to_provider(bytes(self.pending_keys))
             self.pending_keys.clear()
+
+    def open_overlay(self, overlay: Overlay) -> None:
+        """Open ``overlay`` as a command would (a provider's own implement-plan action opens
+        the card this way). A menu that is up gives way to it; another card finishes first,
+        then this one opens."""
+        now = self.clock.now()
+        if isinstance(self.overlay, Menu):
+            if self.phase is Phase.ARMED:
+                self._disarm()
+            elif self.phase is Phase.OPEN:
+                self._finish()
+            elif self.phase is Phase.PREPARING:
+                self._abandon(now)
+        if self.phase is Phase.IDLE and self.overlay is None:
+            self._arm(overlay, QuietWait(now))
+        else:
+            self.waiting_overlays.append(overlay)
 
     # -- Host (what commands and overlays may ask) ----------------------------------------
     def end_provider(self) -> None:

@@ -51,6 +51,8 @@ class Option:
     id: str
     name: str
     detail: str = ""
+    kind: str = ""
+    """What the option is, where that matters: a member's role (``owner``, ``agent``)."""
 
     def matches(self, typed: str) -> bool:
         needle = typed.strip().casefold()
@@ -76,6 +78,10 @@ class IssueDraft:
         found: dict[str, str] = {}
         if not self.title.strip():
             found["title"] = "a title is needed"
+        if self.mode is ExecutionMode.AGENT and (
+            self.assignee is None or self.assignee.kind != "agent"
+        ):
+            found["assignee"] = "pick the agent member to hand the issue to"
         dates: dict[str, date] = {}
         for name in ("start_date", "due_date"):
             value = getattr(self, name).strip()

@@ -52,6 +52,10 @@ def prompt_for_issue(
     draft.labels = list(defaults.labels)
     draft.status = defaults.status or draft.status
     draft.priority = defaults.priority or draft.priority
+    if not plan.strip():
+        say("There is no plan yet, so there is nothing to create an issue from.")
+        outcome = Outcome.CONTINUE_DISCUSSION if origin is Origin.PLAIN else Outcome.CANCELLED
+        return CardResult(outcome, origin, draft)
     try:
         say("The plan (it becomes the issue's description):")
         for line in plan.splitlines() or ["(the plan is empty)"]:
@@ -135,6 +139,10 @@ def _fields(draft: IssueDraft, loaded: Catalog, origin: Origin, ask: Ask, say: S
         draft.parent_key = _text(ask, "Parent issue", draft.parent_key)
     for name, problem in draft.problems().items():
         say(f"{name.replace('_', ' ')}: {problem}")
+        if name == "assignee":
+            agents = [o for o in loaded.members if o.kind == "agent"]
+            draft.assignee = _pick(ask, say, "Agent", agents, None)
+            continue
         setattr(draft, name, _answer(ask, f"{name.replace('_', ' ')}: ", ""))
 
 

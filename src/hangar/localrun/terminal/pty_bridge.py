@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from hangar.localrun.pty_runner import _read_some, _write_all, set_window_size
 from hangar.localrun.terminal.clock import Clock
+from hangar.localrun.terminal.inbox import EngineInbox
 from hangar.localrun.terminal.interposer import Interposer
 
 POLL_SECONDS = 0.1
@@ -91,8 +92,13 @@ def pump_with_engine(
     engine: Interposer,
     wakeup: ResizeWakeup,
     clock: Clock,
+    inbox: EngineInbox | None = None,
+    startup: bytes = b"",
 ) -> None:
     readers = [master, stdin_fd, wakeup.read_fd]
+    if inbox is not None:
+        readers.append(inbox.read_fd)
+        inbox.attach()
     try:
         while True:
             deadline = engine.next_deadline()
@@ -107,8 +113,13 @@ def pump_with_engine(
             if wakeup.read_fd in ready:
                 for size in wakeup.take():
                     engine.resized(*size)
+            if inbox is not None and inbox.read_fd in ready:
+                inbox.run_pending(engine)
             if master in ready:
                 data = _read_some(master)
+                if data and startup:
+                    _write_all(master, startup)  # the provider's own input, not the user's
+                    startup = b""
                 if data:
                     engine.provider_output(data)
                 else:
@@ -128,6 +139,8 @@ def pump_with_engine(
         _drain_into(master, engine)
         engine.provider_exited()
     finally:
+        if inbox is not None:
+            inbox.detach()
         engine.close()
 
 

@@ -1,7 +1,7 @@
 """Browser sessions kept server-side, so logging out (or expiry) ends them.
 
 Revision ID: 0007_browser_sessions
-Revises: 0005 (0005_attachments)
+Revises: 0006 (0006_discussions)
 Create Date: 2026-12-02
 """
 
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-# After 0005_attachments (revision id "0005"); number 0006 is reserved for discussions.
-down_revision = "0005"
+# After 0006_discussions.
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 

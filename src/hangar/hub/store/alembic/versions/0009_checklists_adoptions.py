@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-# After 0008_devices_notifications (0006 is reserved for discussions).
+# After 0008_devices_notifications.
 down_revision = "0008"
 branch_labels = None
 depends_on = None
