@@ -24,8 +24,9 @@ from hangar.executor.watcher import start_live_workers
 from hangar.hub.app import create_app
 from hangar.hub.context import HubContext
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
-from hangar.hub.server import HubServer, Worker
+from hangar.hub.server import HubServer, Worker, is_loopback
 from hangar.hub.store.database import open_hub_database
+from hangar.hub.terminals import TerminalAccess, device_event_sink
 from hangar.hub.workers.outbox import start_local_run_workers
 from hangar.paths import Env
 from hangar.token_file import TokenSource
@@ -70,14 +71,29 @@ class LocalHangar:
             names={device.device_id: device.name},
         )
 
-    def create_app(self, token: str, *, extra: dict[str, Any] | None = None) -> FastAPI:
-        return create_app(
+    def create_app(
+        self, token: str, *, extra: dict[str, Any] | None = None, bind_host: str = "127.0.0.1"
+    ) -> FastAPI:
+        """The hub app over this hangar; ``bind_host`` is where it will listen (terminals are
+        off on a non-loopback address unless the ``remote_terminal`` setting allows them)."""
+        access = TerminalAccess.for_bind(
+            is_loopback(bind_host), bool(self.executor.settings.remote_terminal)
+        )
+        app = create_app(
             self.hub_engine,
             self.devices(),
             token=token,
             owner_name=self.executor.device.name or "owner",
             extra=extra,
+            terminal_access=access,
         )
+        ctx = app.state.hub
+        assert isinstance(ctx, HubContext)
+        # The executor's streamed events (terminal output) reach this hub's sockets and bus.
+        self.executor.attach_events(
+            device_event_sink(self.executor.device.device_id, ctx.terminals, ctx.events.publish)
+        )
+        return app
 
     def start_workers(self, app: FastAPI) -> list[Worker]:
         """Everything that runs beside a serving hub; each has ``stop()``."""

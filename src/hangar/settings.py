@@ -69,6 +69,13 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
     ),
     Setting("log_level", str, lambda: "info", "Log level: debug, info, warning or error."),
+    Setting(
+        "remote_terminal",
+        bool,
+        lambda: False,
+        "Let the web UI open device terminals while `hangar serve` listens on a non-loopback"
+        " address (`--allow-remote`).",
+    ),
 )
 
 SETTINGS_BY_NAME = {s.name: s for s in SETTINGS}

@@ -58,7 +58,10 @@ def serve_command(host: str | None, port: int | None, demo: bool, allow_remote: 
     try:
         token = load_or_create_token(settings.paths.token_file)
         server = local.server(
-            local.create_app(token.token), host, settings.port if port is None else port, token
+            local.create_app(token.token, bind_host=host),
+            host,
+            settings.port if port is None else port,
+            token,
         )
         if warning:
             click.echo(warning, err=True)

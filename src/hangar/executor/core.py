@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.device import Device, load_or_create_device
@@ -43,8 +43,16 @@ if TYPE_CHECKING:
     from hangar.executor.delete_worker import DeleteWorker
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
+    from hangar.executor.terminals import TerminalService
     from hangar.executor.usage import UsageCounter
     from hangar.executor.worktrees import WorktreeService
+
+EventSink = Callable[[str, dict[str, Any]], Any]
+"""Where events the executor streams go: ``sink(event_name, JSON data)``."""
+
+
+def null_sink(event: str, data: dict[str, Any]) -> None:
+    """The sink of an executor nobody listens to."""
 
 
 class ExecutorCore:
@@ -61,6 +69,8 @@ class ExecutorCore:
         self.settings = settings
         self.device = device
         self.db = db
+        self.events: EventSink = null_sink
+        """Streamed events (terminal output) go here; see :meth:`attach_events`."""
         if not isinstance(stores, AgentStores):
             stores = AgentStores(stores=stores) if stores is not None else AgentStores()
         self.stores: AgentStores = stores
@@ -102,6 +112,11 @@ class ExecutorCore:
         core = cls(settings, device, db, stores=stores, launcher=launcher, owns_db=True)
         core._launcher_environ = environ
         return core
+
+    def attach_events(self, sink: EventSink) -> None:
+        """Stream events to ``sink`` from now on (the composition root wires the hub's; a
+        remote executor's connection forwards them)."""
+        self.events = sink
 
     # -- helpers, created on first use ------------------------------------------------------
     @property
@@ -146,6 +161,14 @@ class ExecutorCore:
         from hangar.executor.worktrees import WorktreeService
 
         return WorktreeService(self.settings.paths.home, _IndexTasks(self), self._archive)
+
+    @cached_property
+    def terminals(self) -> TerminalService:
+        """This device's terminals beside a task (``runtime.terminal.*``)."""
+        from hangar.executor.terminals import TerminalService
+
+        # Looked up at each event: a sink attached later still gets the output.
+        return TerminalService(lambda event, data: self.events(event, data))
 
     def _archive(self, task_ids: list[str]) -> list[str]:
         """Archive tasks (through the agent's control facet where it has one)."""
@@ -318,6 +341,8 @@ class ExecutorCore:
             self._worker = None
         if "deleter" in self.__dict__:
             self.deleter.stop()
+        if "terminals" in self.__dict__:
+            self.terminals.close_all()
         if self._owns_db:
             self.db.close()
 

@@ -5,7 +5,7 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
 (``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``, ``rpc_worktrees``,
-``rpc_file_changes``), imported the first time one
+``rpc_file_changes``, ``rpc_terminal``, ``rpc_files``), imported the first time one
 of its methods is called, so a ``hangar tasks list`` never loads the delete worker or the
 search engine; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
@@ -53,6 +53,15 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TURN_FILE_CHANGES_REVIEW.name,
         m.TURN_FILE_CHANGES_REVERT.name,
     ),
+    "hangar.executor.rpc_terminal": (
+        m.TERMINAL_OPEN.name,
+        m.TERMINAL_INPUT.name,
+        m.TERMINAL_RESIZE.name,
+        m.TERMINAL_REPLAY.name,
+        m.TERMINAL_CLOSE.name,
+        m.TERMINAL_LIST.name,
+    ),
+    "hangar.executor.rpc_files": (m.FILES_LIST.name, m.FILES_READ.name, m.FILES_STATUS.name),
 }
 """Each handler module and the methods its ``HANDLERS`` serve (a test keeps them equal)."""
 

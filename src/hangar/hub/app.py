@@ -25,6 +25,7 @@ from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import events as events_api
 from hangar.hub.api import file_changes as file_changes_api
+from hangar.hub.api import files as files_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import runtime_work as runtime_api
@@ -36,7 +37,9 @@ from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.pages import terminal as terminal_pages
 from hangar.hub.store.workspaces import ensure_workspace
+from hangar.hub.terminals import TerminalAccess
 
 log = logging.getLogger("hangar.hub")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -48,6 +51,7 @@ API_ROUTERS = (
     runtime_api.archived,
     worktrees_api.router,
     file_changes_api.router,
+    files_api.router,
     issues_api.router,
     events_api.router,
     local_runs_api.router,
@@ -89,8 +93,12 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    terminal_access: TerminalAccess | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call."""
+    """Build the hub app over its database and the executor(s) it may call.
+
+    ``terminal_access`` says whether the web UI may open device terminals (default: yes, as
+    for a hub on a loopback address; ``hangar serve`` passes what its bind allows)."""
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token)
     ctx = HubContext(
@@ -100,6 +108,7 @@ def create_app(
         auth=auth,
         events=EventBus(),
         extra=dict(extra or {}),
+        terminal_access=terminal_access or TerminalAccess(),
     )
     app = FastAPI(
         title="hangar hub",
@@ -114,6 +123,7 @@ def create_app(
     for router in API_ROUTERS:
         app.include_router(router)
     app.include_router(runtime_pages.router)
+    app.include_router(terminal_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(
         ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows

@@ -15,6 +15,7 @@ from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.runtime_view import RuntimeView
 from hangar.hub.runtime_work import DeviceInfo
 from hangar.hub.store.workspaces import Workspace
+from hangar.hub.terminals import TerminalAccess, TerminalRelay
 
 
 @dataclass
@@ -27,6 +28,10 @@ class HubContext:
     extra: dict[str, Any] = field(default_factory=dict)
     runtime_view: RuntimeView = field(default_factory=RuntimeView)
     """The ``GET /api/runtime-work`` body, rebuilt once per change of a device's list."""
+    terminal_access: TerminalAccess = field(default_factory=TerminalAccess)
+    """Whether the web UI may open device terminals (off on a remote bind by default)."""
+    terminals: TerminalRelay = field(default_factory=TerminalRelay)
+    """Where devices' terminal output goes: to the page sockets watching each terminal."""
 
     def device_infos(self) -> list[DeviceInfo]:
         links = self.devices

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hangar.protocol import file_changes as fc
+from hangar.protocol import files as fl
 from hangar.protocol import tasks as t
+from hangar.protocol import terminal as term
 from hangar.protocol import usage as u
 from hangar.protocol import worktrees as w
 
@@ -66,6 +68,15 @@ TURN_FILE_CHANGES_REVERT = Method(
     "runtime.tasks.turn_file_changes_revert", fc.RevertTurnFileChanges, JsonObject
 )
 USAGE_SUMMARY = Method("runtime.usage.summary", u.UsageRequest, u.UsageReport)
+TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
+TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
+TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
+TERMINAL_REPLAY = Method("runtime.terminal.replay", term.TerminalReplay, term.TerminalOutput)
+TERMINAL_CLOSE = Method("runtime.terminal.close", term.TerminalRef, term.TerminalClosed)
+TERMINAL_LIST = Method("runtime.terminal.list", t.NoArguments, term.TerminalList)
+FILES_LIST = Method("runtime.files.list", fl.FilesRequest, fl.FileListing)
+FILES_READ = Method("runtime.files.read", fl.FilesRequest, fl.FileContent)
+FILES_STATUS = Method("runtime.files.status", fl.WorkspaceRef, fl.GitStatus)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -96,4 +107,13 @@ METHODS: dict[str, Method] = _methods(
     TURN_FILE_CHANGES_REVIEW,
     TURN_FILE_CHANGES_REVERT,
     USAGE_SUMMARY,
+    TERMINAL_OPEN,
+    TERMINAL_INPUT,
+    TERMINAL_RESIZE,
+    TERMINAL_REPLAY,
+    TERMINAL_CLOSE,
+    TERMINAL_LIST,
+    FILES_LIST,
+    FILES_READ,
+    FILES_STATUS,
 )

@@ -77,6 +77,7 @@ def runtime_tasks(
         view=view,
         device_id=deviceId or "",
         local_task_id=localTaskId or "",
+        terminal=ctx.terminal_access,
     )
 
 

@@ -111,7 +111,14 @@
     addRange(start, Math.max(end, last));
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
     if (data.title) $("task-title").textContent = data.title;
+    announceTask(data.workspacePath, data.projectPath);
     return data;
+  }
+
+  // The workspace tools beside a task (terminal, files) follow the open task (RW-248).
+  function announceTask(workspacePath, projectPath) {
+    const detail = { deviceId: state.deviceId, localTaskId: state.localTaskId, workspacePath: workspacePath || "", projectPath: projectPath || "" };
+    document.dispatchEvent(new CustomEvent("hangar:task", { detail }));
   }
 
   async function loadOlder() {
@@ -151,6 +158,7 @@
     markCurrent();
     const link = sidebarLink(deviceId, localTaskId);
     $("task-title").textContent = link ? link.dataset.title : "";
+    announceTask(link?.dataset.workspacePath, link?.dataset.projectPath);
     $("layout").classList.remove("sidebar-open");
     hangar.status("Loading…");
     try {
