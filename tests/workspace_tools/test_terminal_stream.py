@@ -38,7 +38,8 @@ def test_lost_output_events_are_replayed_from_the_device(
         ws.send(open_frame(deviceId=task["deviceId"], localTaskId=task["localTaskId"],
                            workspacePath=task["workspacePath"]))  # fmt: skip
         opened(ws)
-        script = "for i in $(seq 1 400); do echo line-$i; sleep 0.002; done; echo all-$((40+2))-done\r"
+        script = "for i in $(seq 1 400); do echo line-$i; sleep 0.002; done; "
+        script += "echo all-$((40+2))-done\r"
         ws.send(json.dumps({"type": "input", "data": script}))
         output = read_until(ws, b"all-42-done\r\n")
     assert seen["dropped"] > 5
