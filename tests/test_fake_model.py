@@ -264,3 +264,38 @@ def test_every_shipped_scenario_loads() -> None:
     assert {"hello", "shell-roundtrip", "plan", "demo-failing-turn"} <= set(names)
     for name in names:
         assert builtin_scenario(name).turns, name
+
+
+def test_a_stalled_turn_is_never_answered_and_a_delayed_one_pauses_mid_stream(
+    fake_model: Any,
+) -> None:
+    """``stall`` holds the request until the client gives up; ``delay`` pauses half-way."""
+    import socket
+    import time as clock
+
+    fake_model.load(
+        scenario_from_dict({"turns": [{"stall": True}, {"text": "a b c d e f", "delay": 1}]})
+    )
+    body = json.dumps(
+        {
+            "model": "m",
+            "stream": True,
+            "input": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "name": "exec_command", "parameters": {}}],
+        }
+    )
+    stalled = http.client.HTTPConnection("127.0.0.1", fake_model.port, timeout=1.5)
+    stalled.request(
+        "POST", "/v1/responses", body=body, headers={"Content-Type": "application/json"}
+    )
+    with pytest.raises((TimeoutError, socket.timeout)):
+        stalled.getresponse()
+    stalled.close()
+    started = clock.monotonic()
+    delayed = http.client.HTTPConnection("127.0.0.1", fake_model.port, timeout=10)
+    delayed.request(
+        "POST", "/v1/responses", body=body, headers={"Content-Type": "application/json"}
+    )
+    text = delayed.getresponse().read().decode()
+    assert clock.monotonic() - started >= 1.0
+    assert text.count("response.output_text.delta") >= 3 and "response.completed" in text

@@ -5,7 +5,9 @@ This is the only module that knows both halves. It opens the executor
 them through an :class:`~hangar.hub.executor_link.InProcessExecutorLink` (the seam a remote
 executor's WebSocket link plugs into), builds the hub app, and starts the background workers of
 both sides: the session watcher and indexing worker, the delete queue left by an earlier run,
-the local-run outbox and sweeper.
+the local-run outbox and sweeper. It also gives the executor its two ways back to the hub: the
+SSE bus its turn events stream to (:func:`~hangar.hub.events.turn_relay`) and the hub's uploads,
+from which it fetches a message's attachments.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from hangar.executor.service import Executor
 from hangar.executor.watcher import start_live_workers
 from hangar.hub.app import create_app
 from hangar.hub.context import HubContext
+from hangar.hub.events import EventBus, turn_relay
 from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
 from hangar.hub.server import HubServer, Worker, is_loopback
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
 from hangar.hub.terminals import TerminalAccess, device_event_sink
 from hangar.hub.workers.outbox import start_local_run_workers
@@ -39,11 +43,18 @@ class LocalHangar:
     executor: Executor
     hub_engine: Engine
     link: InProcessExecutorLink = field(init=False)
+    events: EventBus = field(init=False)
+    attachments: AttachmentStore = field(init=False)
 
     def __post_init__(self) -> None:
         self.link = InProcessExecutorLink(
             handler=self.executor.call, supported=self.executor.methods
         )
+        self.events = EventBus()
+        self.attachments = AttachmentStore(
+            self.hub_engine, self.executor.settings.paths.home / "attachments"
+        )
+        self.executor.attach_events(turn_relay(self.events), self.attachments.read)
 
     @classmethod
     def open(
@@ -86,12 +97,15 @@ class LocalHangar:
             owner_name=self.executor.device.name or "owner",
             extra=extra,
             terminal_access=access,
+            events=self.events,
+            attachments=self.attachments,
         )
         ctx = app.state.hub
         assert isinstance(ctx, HubContext)
-        # The executor's streamed events (terminal output) reach this hub's sockets and bus.
+        # Terminal output reaches this hub's sockets; every other event goes where it went
+        # before (the SSE bus, through the turn relay attached at open).
         self.executor.attach_events(
-            device_event_sink(self.executor.device.device_id, ctx.terminals, ctx.events.publish)
+            device_event_sink(self.executor.device.device_id, ctx.terminals, self.executor.events)
         )
         return app
 

@@ -11,6 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+SHOWN_CHARS = 60
+"""How much of a caller's input an error message repeats (ids, keys, values)."""
+
+
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` short enough to repeat in an error message: the caller sent it, and an error
+    must never echo unbounded input back."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
 
 @dataclass(eq=False)
 class HangarError(Exception):
@@ -88,10 +97,10 @@ class NotFoundError(HangarError):
     http_status: ClassVar[int] = 404
 
     def render(self) -> str:
-        return self.message or f"{self.kind} not found: {self.key}"
+        return self.message or f"{self.kind} not found: {shown(self.key)}"
 
     def details(self) -> dict[str, Any]:
-        return {"kind": self.kind, "key": self.key}
+        return {"kind": self.kind, "key": shown(self.key)}
 
 
 @dataclass(eq=False)
@@ -105,12 +114,12 @@ class AmbiguousError(HangarError):
     http_status: ClassVar[int] = 409
 
     def render(self) -> str:
-        shown = ", ".join(self.candidates[:5])
+        listed = ", ".join(self.candidates[:5])
         more = "…" if len(self.candidates) > 5 else ""
-        return f"{self.kind} {self.key!r} is ambiguous: {shown}{more}"
+        return f"{self.kind} {shown(self.key)!r} is ambiguous: {listed}{more}"
 
     def details(self) -> dict[str, Any]:
-        return {"kind": self.kind, "key": self.key, "candidates": list(self.candidates)}
+        return {"kind": self.kind, "key": shown(self.key), "candidates": list(self.candidates[:20])}
 
 
 @dataclass(eq=False)

@@ -73,9 +73,35 @@ def test_failed_cancelled_and_unfinished_calls_never_commit(tmp_path: Path) -> N
     assert loaded.summary.checklist is not None
     assert [i.content for i in loaded.summary.checklist.items] == ["Kept"]
     tools = [b for b in loaded.messages[1].blocks or [] if isinstance(b, ToolBlock)]
-    # CL-018, CL-067: every call stays visible as tool activity, with its own status.
+    # CL-067: every checklist call stays visible as tool activity, with its own status.
     assert [t.status for t in tools] == ["done", "failed", "cancelled", "running"]
     assert tools[1].is_error
+
+
+def test_ordinary_tools_keep_their_path_beside_checklist_calls(tmp_path: Path) -> None:
+    """CL-018: an ordinary tool call between checklist calls is the same tool block it would
+    be without them (name, input, output, status), and changes no checklist."""
+    shell = cn_call("s1", "Bash", json.dumps({"command": "ls"}), output="a.txt\nb.txt")
+    alone = _load(tmp_path / "alone", [cn_user("List"), shell, cn_reply("Two files.")])
+    mixed = _load(
+        tmp_path / "mixed",
+        [cn_user("List"), cn_checklist("c1", "- [ ] Look"), shell, cn_reply("Two files.")],
+    )
+
+    def bash(loaded: LoadedSession) -> list[ToolBlock]:
+        return [
+            b
+            for m in loaded.messages
+            for b in m.blocks or []
+            if isinstance(b, ToolBlock) and b.name == "Bash"
+        ]
+
+    assert bash(mixed) == bash(alone) and len(bash(alone)) == 1
+    assert (bash(alone)[0].input, bash(alone)[0].status) == ({"command": "ls"}, "done")
+    assert "a.txt" in (bash(alone)[0].output or "")
+    assert alone.summary.checklist is None
+    assert mixed.summary.checklist is not None
+    assert [i.content for i in mixed.summary.checklist.items] == ["Look"]
 
 
 def test_a_success_without_arguments_uses_the_calls_own(tmp_path: Path) -> None:

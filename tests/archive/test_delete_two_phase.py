@@ -6,11 +6,12 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,7 @@ def test_delete_refuses_running_and_unknown_tasks(db: ExecutorDatabase) -> None:
 def test_worker_moves_files_to_trash_and_restore_gives_every_byte_back(
     db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
 ) -> None:
-    """RW-174: one worker deletes for real; restore brings back identical bytes."""
+    """A worker deletes for real; restore brings back identical bytes."""
     path = _session_file(tmp_path, "a")
     sub = path.with_name("a") / "subagents" / "agent-x.jsonl"
     sub.parent.mkdir(parents=True)
@@ -206,7 +207,8 @@ def test_kill_9_between_and_during_the_phases_loses_nothing(
 def test_two_workers_never_work_on_one_item(
     db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
 ) -> None:
-    """RW-174: one worker at a time, even when a CLI and a hub both drain the queue."""
+    """Two workers draining one queue never work on one item twice (attempts stay 1); that
+    they also never overlap is checked by the test above (RW-174)."""
     paths = {f"t{n}": _session_file(tmp_path, f"t{n}", 20_000) for n in range(12)}
     hashes = {p: _digest(p) for p in paths.values()}
     for name, path in paths.items():
@@ -240,7 +242,12 @@ class ScriptedCodex:
         return sys.executable if executable == "codex" else None
 
     def launch(
-        self, executable: str, args: Sequence[str], *, cwd: Path | None = None
+        self,
+        executable: str,
+        args: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes] | None:
         if executable != "codex":
             return None
@@ -253,6 +260,9 @@ class ScriptedCodex:
         )
         self.processes.append(process)
         return process
+
+    def connect(self, port: int, timeout: float = 10.0) -> socket.socket:
+        raise ConnectionRefusedError(port)
 
     def controls(self, home: Path) -> Callable[[str], AgentControl | None]:
         """The executor's control opener over this launcher (Codex only)."""
@@ -275,6 +285,52 @@ for line in sys.stdin:
     elif msg.get("method") == "thread/delete":
         log.write("delete\\n"); log.flush()  # and never answers (codex bug #41645)
 """
+
+
+_SLOW_CODEX = """
+import json, os, sys, time
+log = sys.argv[1]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        print(json.dumps({"id": msg["id"], "result": {}}), flush=True)
+    elif msg.get("method") == "thread/delete":
+        with open(log, "a") as out:
+            out.write(f"start {msg['params']['threadId']}\\n")
+        time.sleep(0.3)  # a slow delete: any other worker would now overlap it
+        with open(log, "a") as out:
+            out.write(f"end {msg['params']['threadId']}\\n")
+        print(json.dumps({"id": msg["id"], "result": {}}), flush=True)
+"""
+
+
+def test_deletes_run_one_item_at_a_time_across_workers(
+    db: ExecutorDatabase, hangar_home: Path, tmp_path: Path
+) -> None:
+    """RW-174: two workers (a CLI and a hub) drain one queue; the agent sees its deletes one
+    after the other (each ``end`` before the next ``start``), never two at once."""
+    calls = tmp_path / "calls.log"
+    names = [f"c{n}" for n in range(4)]
+    for name in names:
+        add_task(db, name, runtime="codex", source=_session_file(tmp_path, name),
+                 handle={"threadId": f"thread-{name}"})  # fmt: skip
+    request_delete(db, names)
+    trash_root = hangar_home / "trash"
+    workers = [
+        DeleteWorker(db, trash_root, ScriptedCodex(_SLOW_CODEX, str(calls)).controls(tmp_path))
+        for _ in range(2)
+    ]
+    threads = [threading.Thread(target=w.drain) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    events = calls.read_text().split()
+    pairs = list(zip(events[0::2], events[1::2], strict=True))
+    assert [kind for kind, _ in pairs] == ["start", "end"] * 4
+    starts, ends = events[1::4], events[3::4]
+    assert starts == ends and sorted(starts) == [f"thread-{n}" for n in names]
+    assert delete_worker.delete_progress(db)["byState"] == {"done": 4}
 
 
 def test_a_hanging_thread_delete_is_not_stacked_and_loses_nothing(

@@ -30,7 +30,7 @@ def _session(tmp_path: Path) -> list[Path]:
 
 
 def test_move_then_restore_gives_back_every_byte(tmp_path: Path) -> None:
-    """RW-174: deleted files are recoverable with their exact content until purge."""
+    """Deleted files are recoverable with their exact content until purge."""
     files = _session(tmp_path)
     before = {p: _digest(p) for p in files}
     root = tmp_path / "trash"

@@ -20,6 +20,7 @@ from .conftest import _require_browser, logged_in_page, running_hub, screenshot
 
 pytestmark = pytest.mark.browser
 
+
 @dataclass
 class ToolsHub:
     url: str

@@ -1,7 +1,7 @@
 """Checklists of public session fixtures with ``TodoWrite`` / ``update_plan``, as snapshots.
 
 The fixtures are read where they are (beside the checkout) and never copied; the tests skip
-when the folder is absent. Regenerate with ``UPDATE_SNAPSHOTS=1``. Each snapshot holds, per
+when the folder is absent. Regenerate with ``HANGAR_UPDATE_SNAPSHOTS=1``. Each snapshot holds, per
 assistant message, the checklist blocks it owns, plus the transcript's current checklist.
 Independently of hangar's parsers, each test also counts the plan tool calls in the raw
 file: every valid call becomes exactly one block on the message of its request.
@@ -100,10 +100,10 @@ def test_fixture_checklists(public_fixtures: Path, runtime: str, relative: str) 
 def _check(name: str, data: object) -> None:
     path = SNAPSHOTS / name
     text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+    if os.environ.get("HANGAR_UPDATE_SNAPSHOTS") == "1":
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
         return
     if not path.exists():
-        pytest.fail(f"missing snapshot {name}; run with UPDATE_SNAPSHOTS=1")
+        pytest.fail(f"missing snapshot {name}; run with HANGAR_UPDATE_SNAPSHOTS=1")
     assert json.loads(path.read_text("utf-8")) == json.loads(text)

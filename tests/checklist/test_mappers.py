@@ -7,6 +7,7 @@ from typing import Any
 
 from hangar.agents.checklist_events import AcpChecklistMapper, codex_plan_updated
 from hangar.agents.checklist_rules import ChecklistLedger, ChecklistUpdate
+from hangar.model import Checklist, ChecklistItem
 
 SID = "ses_parent"
 
@@ -82,3 +83,22 @@ def test_codex_plan_updated_is_owned_by_its_turn() -> None:
     assert current is not None and [i.content for i in current.items] == ["Ship"]
     older = ledger.turn_checklist("turn-1")
     assert older is not None and [i.content for i in older.items] == ["Late"]
+
+
+def test_a_tool_record_arriving_first_never_wins_over_the_native_event() -> None:
+    """CL-033: on a stream with native events, the tool record of a change (here arriving
+    first) commits nothing; the native event is what updates the list."""
+    tool = ChecklistUpdate(
+        "turn-1", Checklist("opencode.todowrite", (ChecklistItem("Step", "pending"),)),
+        key="call-1",
+    )  # fmt: skip
+    native = ChecklistUpdate(
+        "turn-1", Checklist("opencode.todo", (ChecklistItem("Step", "pending"),)), native=True
+    )
+    ledger = ChecklistLedger(native_source=True)
+    committed = ledger.apply([tool, native])
+    assert [(b.source, [i.content for i in b.items]) for _, b in committed] == [
+        ("opencode.todo", ["Step"])
+    ]
+    stored = ChecklistLedger()  # files hold only the tool record: it commits there
+    assert [b.source for _, b in stored.apply([tool])] == ["opencode.todowrite"]

@@ -136,11 +136,13 @@ def served(agent_sandbox: AgentSandbox) -> Iterator[Server]:
 def _lists(
     mapper: OpenCodeEventMapper, events: list[dict[str, Any]]
 ) -> list[tuple[str, list[str]]]:
-    ledger = ChecklistLedger()
+    """The committed lists; each must come from the native event, never the tool record."""
+    ledger = ChecklistLedger(native_source=True)
     updates = [u for e in events if (u := mapper.feed(e)) is not None]
+    committed = ledger.apply(updates)
+    assert {block.source for _, block in committed} <= {"opencode.todo"}
     return [
-        (str(turn), [f"{i.content}:{i.status}" for i in block.items])
-        for turn, block in ledger.apply(updates)
+        (str(turn), [f"{i.content}:{i.status}" for i in block.items]) for turn, block in committed
     ]
 
 
@@ -178,6 +180,13 @@ def test_native_event_and_tool_record_commit_once(served: Server) -> None:
     assert _lists(OpenCodeEventMapper(session_id), events) == expected
     late = [*events, native[0]]
     assert _lists(OpenCodeEventMapper(session_id), late) == expected
+    # CL-033 whichever comes first: each tool record moved before its native event.
+    tool_first = list(events)
+    for part in parts:
+        tool_first.remove(part)
+        tool_first.insert(tool_first.index(native[parts.index(part)]), part)
+    assert tool_first != events
+    assert _lists(OpenCodeEventMapper(session_id), tool_first) == expected
 
 
 def test_child_session_events_never_reach_the_parent(served: Server) -> None:

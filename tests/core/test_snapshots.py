@@ -1,6 +1,6 @@
 """Snapshot tests of normalized transcripts over public fixtures (read from ../shared).
 
-Regenerate with ``UPDATE_SNAPSHOTS=1``; the fixture files are never copied here.
+Regenerate with ``HANGAR_UPDATE_SNAPSHOTS=1``; the fixture files are never copied here.
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ def abbreviated(data: Any) -> Any:
 def check_snapshot(name: str, data: object) -> None:
     path = SNAPSHOTS / name
     text = json.dumps(abbreviated(data), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
-        if os.environ.get("UPDATE_SNAPSHOTS") != "1":
-            pytest.fail(f"missing snapshot {name}; run with UPDATE_SNAPSHOTS=1")
+    if os.environ.get("HANGAR_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        if os.environ.get("HANGAR_UPDATE_SNAPSHOTS") != "1":
+            pytest.fail(f"missing snapshot {name}; run with HANGAR_UPDATE_SNAPSHOTS=1")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
         return

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
+from hangar.composition import LocalHangar
 
 from .sessions import ClaudeSession, sample_home
 
@@ -101,13 +104,43 @@ def test_transcript_pages_upward_to_the_start(
     assert seen == list(range(first["totalMessages"]))
 
 
+def _dump(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return list(conn.iterdump())
+
+
 def test_opening_a_task_never_moves_its_update_time(
-    client: TestClient, sessions: dict[str, ClaudeSession]
+    client: TestClient, sessions: dict[str, ClaudeSession], state: LocalHangar
 ) -> None:
-    """RW-032/033/034: reading is read-only."""
+    """RW-032/033/034: opening a task is read-only. The session file keeps its bytes and
+    mtime, the hub's database is not written, the executor only fills its cache fields on
+    the first read (never ``updatedAt``) and writes nothing on the next ones."""
+    paths = state.executor.settings.paths
     before = task_titled(view(client), "Say hello")
+    session = sessions["short"].path
+    file_before = (session.read_bytes(), session.stat().st_mtime_ns)
+    hub_before = _dump(paths.hub_db)
     address = {"deviceId": before["deviceId"], "localTaskId": before["localTaskId"]}
+    row_sql = "SELECT * FROM local_tasks WHERE local_task_id = ?"
+
+    def row() -> dict[str, Any]:
+        with sqlite3.connect(paths.executor_db) as conn:
+            conn.row_factory = sqlite3.Row
+            return dict(conn.execute(row_sql, (before["localTaskId"],)).fetchone())
+
+    first = row()
     client.post("/api/runtime-work/transcript", json={**address, "refresh": True})
+    hydrated = row()
+    cache = {"message_count", "status", "title", "model", "signature"}
+    assert {k: v for k, v in hydrated.items() if k not in cache} == {
+        k: v for k, v in first.items() if k not in cache
+    }
+    for _ in range(2):
+        client.post("/api/runtime-work/transcript", json={**address, "refresh": True})
+        client.post("/api/runtime-work/transcript", json=address)
+    assert row() == hydrated
+    assert (session.read_bytes(), session.stat().st_mtime_ns) == file_before
+    assert _dump(paths.hub_db) == hub_before
     after = task_titled(view(client), "Say hello")
     assert after["updatedAt"] == before["updatedAt"]
 

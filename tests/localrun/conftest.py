@@ -88,3 +88,31 @@ def sandbox_hub(tmp_path: Path) -> Iterator[SandboxHub]:
     with hub:
         yield hub
     assert hub.sandbox.namespace_pids() == [], "processes left in the sandbox"
+
+
+@pytest.fixture
+def live_hub(hub_app: FastAPI) -> Iterator[str]:
+    """The real hub app served by uvicorn on a free loopback port, in this process; yields
+    its URL (the user token is ``TOKEN``). Stopped (and joined) after the test."""
+    import threading
+
+    import uvicorn
+
+    from hangar.hub.server import bind_socket, url_for
+
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(
+        uvicorn.Config(hub_app, log_level="warning", access_log=False, lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            if not thread.is_alive():
+                raise RuntimeError("the hub did not start")
+            thread.join(0.02)
+        yield url_for("127.0.0.1", int(sock.getsockname()[1]))
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        sock.close()

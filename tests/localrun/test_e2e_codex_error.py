@@ -1,4 +1,7 @@
-"""A model error in a real Codex run becomes an `error` run message (LR-156, LR-189)."""
+"""A model error in a real Codex run becomes an `error` run message (LR-156, LR-189).
+
+LR-156's other branch (an error that is no task message goes to the run's final status) is
+checked in test_providers.py."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ pytestmark = pytest.mark.real_agents
 
 
 def test_codex_model_error_is_logged_and_gets_no_final(sandbox_hub: SandboxHub) -> None:
-    """The failed turn logs its user input and an error, no final reply and no error comment."""
+    """LR-156: Codex logs a failed turn as a task message, so the failure is an ``error`` run
+    message (with no final reply and no error comment) and not the run's own ``error``."""
     hub = sandbox_hub
     hub.sandbox.load(
         scenario_from_dict(
@@ -41,3 +45,5 @@ def test_codex_model_error_is_logged_and_gets_no_final(sandbox_hub: SandboxHub) 
     assert any("fake refusal" in str(m["content"]) for m in messages if m["type"] == "error")
     comments = hub.ok("GET", f"/api/issues/{issue['key']}/comments")["comments"]
     assert all("fake refusal" not in c["body"] for c in comments)
+    final = hub.ok("GET", f"/api/local-runs/{run['id']}")
+    assert (final["status"], final["error"]) == ("completed", None)

@@ -76,7 +76,8 @@ def test_messages_stored_once_with_per_run_seq(client: TestClient) -> None:
     listed = client.get(f"/api/local-runs/{run['id']}/messages?since=1").json()
     assert [m["sourceKey"] for m in listed["messages"]] == ["b"] and listed["nextSince"] == 2
     bad = post(client, run["id"], type="event", source="s", sourceKey="c")
-    assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
+    assert bad.json()["error"]["details"]["problems"][0]["field"] == "type"
 
 
 def test_hub_redacts_again(client: TestClient) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from hangar.errors import UsageError
-from hangar.localrun.hub_api import InMemoryRunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
+from hangar.hub_client import HubClient
+from hangar.localrun.hub_api import HttpRunApi, InMemoryRunApi
 from hangar.localrun.providers.base import IssueContext, MessageSink, Provider, UsageSink
 from hangar.localrun.providers.claude import ClaudeProvider, HookServer, hook_settings
 from hangar.localrun.providers.claude_events import ClaudeTranscriptTracker
@@ -26,6 +26,9 @@ from hangar.localrun.providers.registry import executable_name, provider_for, re
 from hangar.localrun.pty_runner import ChildCommand, ScriptedPtyRunner
 from hangar.localrun.run_session import RunOptions, run_local
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
+
+from .conftest import TOKEN
 
 
 class Sink:
@@ -195,17 +198,26 @@ def test_codex_resume_plan_and_file_changes() -> None:
 
 
 def test_codex_mapping_is_deterministic() -> None:
-    """LR-160/LR-161: the same events give the same sourceKeys (no time, no counters)."""
+    """LR-160/LR-161: a sourceKey comes from Codex's own ids: the same events give the same
+    keys even after other events went through the mapper (a counter or the time would differ),
+    and every key names its thread, turn and item."""
     runs = []
-    for _ in range(2):
+    for earlier in (0, 3):
         sink = Sink()
         mapper = CodexEventMapper(sink, sink)
         _start(mapper, "a", "T", ephemeral=False)
-        _user(mapper, "T", "U", "u", "hi")
-        _agent(mapper, "T", "U", "m", "hello")
+        for n in range(earlier):  # other turns first: counters would move
+            _user(mapper, "T", f"E{n}", f"eu{n}", "earlier")
+            _agent(mapper, "T", f"E{n}", f"em{n}", "earlier reply")
+            _done(mapper, "T", f"E{n}")
+        before = len(sink.messages)
+        _user(mapper, "T", "U", "u-item", "hi")
+        _agent(mapper, "T", "U", "m-item", "hello")
         _done(mapper, "T", "U")
-        runs.append([m.source_key for m in sink.messages])
-    assert runs[0] == runs[1]
+        runs.append([m.source_key for m in sink.messages[before:]])
+    assert runs[0] == runs[1] and len(runs[0]) == 2
+    assert runs[0][0].startswith("thread:T:turn:U:") and "u-item" in runs[0][0]
+    assert runs[0][1].startswith("thread:T:turn:U:") and "m-item" in runs[0][1]
 
 
 def test_codex_issue_context_goes_to_developer_instructions_only() -> None:
@@ -236,7 +248,8 @@ def _assistant(uuid: str, blocks: list[dict[str, Any]], stop: str | None) -> dic
 
 
 def test_claude_tracker_maps_hook_confirmed_sessions(tmp_path: Path) -> None:
-    """LR-216..LR-220, LR-164, LR-176..LR-181: transcripts the hook reported, mapped."""
+    """LR-216..LR-220, LR-164, LR-176..LR-181: transcripts the hook reported, mapped; a text
+    block before a tool call is ``text`` (LR-216), the turn's last one ``final``."""
     sink = Sink()
     tracker = ClaudeTranscriptTracker(sink, sink)
     first, second, foreign = tmp_path / "s1.jsonl", tmp_path / "s2.jsonl", tmp_path / "x.jsonl"
@@ -244,6 +257,7 @@ def test_claude_tracker_maps_hook_confirmed_sessions(tmp_path: Path) -> None:
     tracker.follow("S1", first, "startup")
     _line(first, {"type": "user", "uuid": "u1", "message": {"content": "fix it"}})
     _line(first, _assistant("a1", [{"type": "thinking", "thinking": "hmm"},
+                                   {"type": "text", "text": "Let me look first."},
                                    {"type": "tool_use", "id": "t1", "name": "Bash",
                                     "input": {"command": "ls"}}], "tool_use"))  # fmt: skip
     _line(first, {"type": "user", "uuid": "u2", "message": {"content": [
@@ -267,16 +281,19 @@ def test_claude_tracker_maps_hook_confirmed_sessions(tmp_path: Path) -> None:
     assert sink.kinds() == [
         ("user_input", None),
         ("thinking", None),
+        ("text", None),
         ("tool_use", "Bash"),
         ("tool_result", "Bash"),
         ("final", None),
         ("user_input", None),
         ("final", None),
     ]
-    assert sink.messages[5].content == "/review main" and sink.messages[5].input["commentable"]
-    assert sink.messages[3].output == "a b"
-    assert sink.messages[4].source_key == "claude:session:S1:line:a2:final"
-    assert sink.messages[2].source_key == "claude:session:S1:line:a1:tool-use:t1"
+    assert sink.messages[2].content == "Let me look first."
+    assert sink.messages[5].content == "Fixed."
+    assert sink.messages[6].content == "/review main" and sink.messages[6].input["commentable"]
+    assert sink.messages[4].output == "a b"
+    assert sink.messages[5].source_key == "claude:session:S1:line:a2:final"
+    assert sink.messages[3].source_key == "claude:session:S1:line:a1:tool-use:t1"
     assert all("not ours" not in m.content for m in sink.messages)
     assert tracker.active_ms == 1500
     assert {u.model for u in sink.usage} == {"opus"}
@@ -373,3 +390,26 @@ def test_run_session_lifecycle_in_memory(tmp_path: Path) -> None:
     assert [m["sourceKey"] for m in api.messages["run-1"]] == ["echo:u1"]
     assert api.usage["run-1"][0]["outputTokens"] == 2
     assert "local run of HGR-7 finished" in summary.line()
+
+
+def test_an_error_that_is_no_task_message_goes_to_the_final_status(
+    tmp_path: Path, live_hub: str
+) -> None:
+    """LR-156 (the other branch): a failure the agent does not log as a turn error (its CLI
+    exits with 3) writes no ``error`` run message; it is the ``error`` of the run's final
+    status, on the real hub."""
+    with HubClient(live_hub, TOKEN) as client:
+        issue = client.post("/api/issues", {"title": "Fails outside a turn"})
+        summary = run_local(
+            RunOptions(issue["key"], ["./bin/echo-test-cli"], tmp_path),
+            HttpRunApi(client),
+            ScriptedPtyRunner(lambda _command: 3),
+            {"PATH": os.environ["PATH"]},
+            Spool(tmp_path / "spool"),
+            io.StringIO(),
+        )
+        run = client.get(f"/api/local-runs/{summary.run_id}")
+        messages = client.get(f"/api/local-runs/{summary.run_id}/messages")["messages"]
+    assert (run["status"], run["exitCode"]) == ("failed", 3)
+    assert run["error"] == "echo-test-cli exited with 3"
+    assert [m["type"] for m in messages] == ["user_input"]

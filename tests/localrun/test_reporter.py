@@ -6,12 +6,15 @@ import stat
 import time
 from pathlib import Path
 
+from hangar.hub_client import HubClient
 from hangar.localrun.environment import RunBinding, build_child_env
-from hangar.localrun.hub_api import InMemoryRunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
-from hangar.localrun.redact import redact_text, redact_value
+from hangar.localrun.hub_api import HttpRunApi, InMemoryRunApi
 from hangar.localrun.reporter import RETRY_DELAYS, RunReporter, UsageReporter
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
+from hangar.redaction import redact_text, redact_value
+
+from .conftest import TOKEN
 
 
 def message(n: int, kind: str = "text") -> RunMessage:
@@ -36,15 +39,19 @@ def test_default_retry_schedule() -> None:
     assert RETRY_DELAYS == (0.5, 1.5, 3.0)
 
 
-def test_posts_in_order_and_deduplicates(tmp_path: Path) -> None:
-    """LR-127/LR-159: the reporter writes run messages; a re-sent sourceKey is stored once."""
-    api = api_with_run()
-    reporter = RunReporter(api, "r1", Spool(tmp_path / "spool"))
-    for n in (1, 2, 1, 3):
-        reporter.report(message(n))
-    assert reporter.close(timeout=5) == 0
-    assert [m["content"] for m in api.messages["r1"]] == ["m1", "m2", "m3"]
-    assert reporter.stats.deduplicated == 1
+def test_posts_in_order_and_deduplicates(tmp_path: Path, live_hub: str) -> None:
+    """LR-127/LR-159: the reporter writes run messages to the real hub, in order; a re-sent
+    sourceKey is stored once (the hub answers 200 with the message it already had)."""
+    with HubClient(live_hub, TOKEN) as client:
+        issue = client.post("/api/issues", {"title": "Report to me"})
+        run = client.post(f"/api/issues/{issue['key']}/local-runs", {"cliName": "codex"})
+        reporter = RunReporter(HttpRunApi(client), run["id"], Spool(tmp_path / "spool"))
+        for n in (1, 2, 1, 3):
+            reporter.report(message(n))
+        assert reporter.close(timeout=10) == 0
+        stored = client.get(f"/api/local-runs/{run['id']}/messages")["messages"]
+    assert [(m["seq"], m["content"]) for m in stored] == [(1, "m1"), (2, "m2"), (3, "m3")]
+    assert (reporter.stats.posted, reporter.stats.deduplicated) == (3, 1)
 
 
 def test_hub_down_spools_then_resends_exactly_once(tmp_path: Path) -> None:

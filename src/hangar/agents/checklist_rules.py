@@ -15,10 +15,15 @@ Contract of :meth:`ChecklistLedger.offer`:
 * An empty list is a real update that clears; its empty block is kept, so a saved and
   replayed clear never brings back older content (CL-023, CL-030, CL-070).
 * ``key`` (a tool call id, an event id) commits at most once per session (CL-015, CL-034).
-* In one turn, once a native event (``native=True``: OpenCode ``todo.updated``, ACP
-  ``plan``, Codex ``turn/plan/updated``) has been seen, tool records no longer update the
-  list, and a native event that repeats the change its tool record already committed is not
-  committed again (CL-033, CL-034). The tool call itself stays as tool activity (CL-067).
+* A ledger for a stream that carries native events (``ChecklistLedger(native_source=True)``:
+  OpenCode ``todo.updated``, ACP ``plan``, Codex ``turn/plan/updated`` in a live session)
+  never lets a tool record update the list, whichever of the two arrives first: only the
+  native event does (CL-033), once (CL-034). The tool call itself stays as tool activity
+  (CL-067).
+* A ledger over stored files, which may hold only the tool records, commits them; in one
+  turn, once a native update (a stored snapshot) has been seen, tool records no longer update
+  the list, and a native update repeating what a tool record committed is not committed again
+  (CL-034).
 * An update is owned by the turn it names, never by "the active turn": a late event of an
   older request lands on the older message and never changes a newer turn (CL-035, CL-036).
   A child session has its own ledger, so its lists never reach the parent (CL-064).
@@ -60,6 +65,8 @@ class ChecklistUpdate:
 class ChecklistLedger:
     """Per-session checklist bookkeeping (see the module docstring for the rules)."""
 
+    native_source: bool = False
+    """The session's stream carries native checklist events: tool records never commit."""
     _turns: dict[Hashable, _Turn] = field(default_factory=dict)
     _keys: set[str] = field(default_factory=set)
 
@@ -73,7 +80,7 @@ class ChecklistLedger:
     ) -> ChecklistBlock | None:
         """Offer one update for ``turn``; the block to add to that turn's assistant message,
         or ``None`` when nothing is committed."""
-        if checklist is None:
+        if checklist is None or (self.native_source and not native):
             return None
         if key is not None:
             if key in self._keys:

@@ -36,6 +36,7 @@ from hangar.model import (
     ToolBlock,
     Usage,
 )
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "continue"
 CHECKLIST_TOOL = "Checklist"
@@ -212,7 +213,7 @@ class _Session:
 def read_index(sessions_dir: Path) -> dict[str, JsonObject]:
     """``sessions.json`` entries by session id; empty when missing or unreadable."""
     try:
-        data = json.loads((sessions_dir / "sessions.json").read_bytes())
+        data = json.loads(read_regular_bytes(sessions_dir / "sessions.json"))
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     entries = data if isinstance(data, list) else []
@@ -280,7 +281,7 @@ class ContinueStore(AgentStore):
             if source.path.stat().st_size > MAX_FILE_BYTES:
                 session.skipped.add("oversized_file")
             else:
-                data = json.loads(source.path.read_bytes())
+                data = json.loads(read_regular_bytes(source.path))
         except FileNotFoundError:
             return LoadedSession([], SessionSummary(status="missing"))
         except (ValueError, UnicodeDecodeError):

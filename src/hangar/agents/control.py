@@ -6,9 +6,17 @@ in a :class:`ControlResult`; the executor records that in its LocalTask index. W
 not, the facet answers ``unsupported`` (the default of every method) and the executor keeps the
 change in its own index instead (an override every list applies).
 
-A control is opened for a batch of operations and closed after it (:meth:`AgentControl.close`
-ends any process it started). It receives the agent's resolved home and the device's
-:class:`~hangar.agents.launch.AgentLauncher`.
+Continuing a session — :meth:`~AgentControl.send`, :meth:`~AgentControl.cancel`,
+:meth:`~AgentControl.guidance`, :meth:`~AgentControl.compact`, :meth:`~AgentControl.goal`,
+:meth:`~AgentControl.models`, :meth:`~AgentControl.create` — uses the types of
+:mod:`hangar.agents.turns`. :attr:`AgentControl.operations` names what a control implements;
+every other one raises :class:`ControlUnsupported` (HTTP 501 ``not_supported``, naming the
+agent and the operation).
+
+The executor keeps one control per agent for its lifetime (a resident ``codex app-server``,
+``opencode serve``) and closes it when it stops (:meth:`AgentControl.close` ends every process
+the control started). A control receives the agent's resolved home, the device's
+:class:`~hangar.agents.launch.AgentLauncher` and the executor's settings.
 """
 
 from __future__ import annotations
@@ -20,6 +28,14 @@ from typing import Any, ClassVar, Literal
 
 from hangar.agents.homes import AgentHome
 from hangar.agents.launch import AgentLauncher
+from hangar.agents.turns import (
+    GuidanceOutcome,
+    ModelOption,
+    StartedTurn,
+    TurnObserver,
+    TurnRequest,
+)
+from hangar.errors import HangarError
 
 Outcome = Literal["done", "missing", "unavailable", "unsupported"]
 """``done``: the agent did it. ``missing``: the agent knows the session but its files are gone
@@ -46,6 +62,36 @@ class ControlResult:
 
 UNSUPPORTED = ControlResult("unsupported")
 
+Operation = Literal["send", "cancel", "guidance", "compact", "goal", "models", "create"]
+OPERATIONS: tuple[Operation, ...] = (
+    "send",
+    "cancel",
+    "guidance",
+    "compact",
+    "goal",
+    "models",
+    "create",
+)
+
+
+@dataclass(eq=False)
+class ControlUnsupported(HangarError):
+    """This agent cannot do ``operation`` through hangar (HTTP 501)."""
+
+    runtime: str = ""
+    operation: str = ""
+    code: ClassVar[str] = "not_supported"
+    http_status: ClassVar[int] = 501
+
+    def render(self) -> str:
+        return self.message or (
+            f"{self.runtime}: {self.operation} is not supported for this agent "
+            "(docs/agents.md lists what each agent supports)"
+        )
+
+    def details(self) -> dict[str, Any]:
+        return {"runtime": self.runtime, "operation": self.operation}
+
 
 class AgentControl:
     """Operations on one agent's sessions; every method defaults to ``unsupported``."""
@@ -54,10 +100,59 @@ class AgentControl:
     keeps_archive_state: ClassVar[bool] = False
     """Whether an archive done by the agent is kept by the agent itself (then the executor
     stores no override that could later hide a change made in the agent)."""
+    operations: ClassVar[frozenset[Operation]] = frozenset()
+    """The turn operations this control implements (the others raise
+    :class:`ControlUnsupported`)."""
 
-    def __init__(self, home: AgentHome, launcher: AgentLauncher) -> None:
+    def __init__(
+        self,
+        home: AgentHome,
+        launcher: AgentLauncher,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
         self.home = home
         self.launcher = launcher
+        self.settings: Mapping[str, Any] = settings or {}
+
+    def unsupported(self, operation: Operation) -> ControlUnsupported:
+        return ControlUnsupported(runtime=self.runtime, operation=operation)
+
+    # -- continuing a session (see hangar.agents.turns) --------------------------------------
+    def models(self) -> list[ModelOption]:
+        """The models the agent offers for a turn, as it lists them now."""
+        raise self.unsupported("models")
+
+    def send(self, handle: Handle, request: TurnRequest, observer: TurnObserver) -> StartedTurn:
+        """Start a turn on the session ``handle`` names; returns once the agent accepted it.
+        Everything after that reaches ``observer``, ending with one ``finished``."""
+        raise self.unsupported("send")
+
+    def create(
+        self, cwd: Path, request: TurnRequest, observer: TurnObserver
+    ) -> tuple[dict[str, str], StartedTurn]:
+        """Start a new session in ``cwd`` with a first turn; returns its handle."""
+        raise self.unsupported("create")
+
+    def cancel(self, handle: Handle) -> bool:
+        """Interrupt the session's running turn; ``False`` when this control cannot (no turn
+        it runs, RW-128)."""
+        raise self.unsupported("cancel")
+
+    def guidance(self, handle: Handle, text: str, client_guidance_id: str) -> GuidanceOutcome:
+        """Add ``text`` to the running turn through the agent's native guidance."""
+        raise self.unsupported("guidance")
+
+    def compact(self, handle: Handle, observer: TurnObserver, cwd: Path | None) -> StartedTurn:
+        """Compact the session's context through the agent's own compaction."""
+        raise self.unsupported("compact")
+
+    def goal(self, handle: Handle) -> dict[str, Any] | None:
+        """The session's goal as the agent keeps it (``None``: no goal set)."""
+        raise self.unsupported("goal")
+
+    def configure(self, environment: Mapping[str, str]) -> None:
+        """Process-level settings of the agent's resident process (e.g. a proxy): a change
+        restarts it on next use (RW-084..088). Controls without one ignore it."""
 
     def rename(self, handle: Handle, title: str) -> ControlResult:
         return UNSUPPORTED

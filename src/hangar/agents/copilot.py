@@ -25,6 +25,7 @@ from hangar.agents.tool_kinds import running_tool
 from hangar.agents.tool_output import output_text
 from hangar.model import Attachment, Message, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "copilot"
 HEAD_BYTES = 8192
@@ -262,7 +263,7 @@ class CopilotProjector(LogProjector):
 
 def _workspace_yaml(folder: Path) -> Mapping[str, Any]:
     try:
-        value = yaml.safe_load((folder / "workspace.yaml").read_text("utf-8"))
+        value = yaml.safe_load(read_regular_bytes(folder / "workspace.yaml").decode("utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
     return value if isinstance(value, Mapping) else {}

@@ -31,6 +31,7 @@ from hangar.agents.timestamps import iso_mtime
 from hangar.agents.tool_kinds import running_tool
 from hangar.model import Message, TextBlock, ThinkingBlock, ToolBlock
 from hangar.model.messages import UnknownBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "cursor"
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
@@ -157,7 +158,7 @@ class CursorProjector(LogProjector):
                 continue
             child = CursorProjector()
             try:
-                data = path.read_bytes()
+                data = read_regular_bytes(path)
             except OSError:
                 continue
             for line in data.split(b"\n"):

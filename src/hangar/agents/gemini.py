@@ -34,6 +34,7 @@ from hangar.agents.tool_kinds import tool_kind
 from hangar.agents.tool_output import output_text
 from hangar.model import Attachment, ImageBlock, TextBlock, ThinkingBlock, ToolBlock, Usage
 from hangar.model.messages import UnknownBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "gemini"
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -277,7 +278,7 @@ class GeminiStore(AgentStore):
         workspace: str | None = None
         if project_root.is_file():
             try:
-                workspace = project_root.read_text("utf-8").strip() or None
+                workspace = read_regular_bytes(project_root).decode("utf-8").strip() or None
             except (OSError, UnicodeDecodeError):
                 workspace = None
         session_id = fields.get("sessionId") or path.stem
@@ -320,7 +321,7 @@ class GeminiStore(AgentStore):
                 skipped = SkipCounter()
                 skipped.add("oversized_file")
                 return LoadedSession([], SessionSummary(skipped=skipped.counts))
-            data = source.path.read_bytes()
+            data = read_regular_bytes(source.path)
         except FileNotFoundError:
             return LoadedSession([], SessionSummary(status="missing"))
         if source.path.suffix == ".jsonl":

@@ -26,6 +26,7 @@ from hangar.agents.timestamps import iso_from_millis
 from hangar.agents.tool_kinds import running_tool
 from hangar.agents.tool_output import output_text
 from hangar.model import TextBlock
+from hangar.regular_files import read_regular_bytes
 
 RUNTIME = "kiro"
 BUSY_TIMEOUT_MS = 2000
@@ -213,7 +214,7 @@ class KiroStore(AgentStore):
             try:
                 if source.path.stat().st_size > MAX_FILE_BYTES:
                     return LoadedSession([], SessionSummary(skipped={"oversized_file": 1}))
-                return parse_payload(source.path.read_bytes())
+                return parse_payload(read_regular_bytes(source.path))
             except FileNotFoundError:
                 return LoadedSession([], SessionSummary(status="missing"))
         value: Any = None

@@ -2,7 +2,8 @@
 read-only, and the stat marks that tell a change.
 
 Both line reads read a bounded number of bytes (``.zst`` files are decompressed as a stream
-for the head; their tail is not read). Incomplete lines at the cut are dropped.
+for the head; their tail is not read). Incomplete lines at the cut are dropped. Each line
+passes :func:`~hangar.tolerant_lines.tolerant_line`, as in the transcript engine.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import zstandard
 
 from hangar.agents.json_fields import JsonObject
 from hangar.agents.json_records import SkipCounter, decode_object
+from hangar.regular_files import open_regular
+from hangar.tolerant_lines import tolerant_line
 
 HEAD_BYTES = 128 * 1024
 TAIL_BYTES = 64 * 1024
@@ -23,7 +26,7 @@ TAIL_BYTES = 64 * 1024
 def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
     """Complete lines within the first ``max_bytes`` (the first line is always tried whole
     up to 4 × ``max_bytes``, since a first ``session_meta`` line can be long)."""
-    with path.open("rb") as raw:
+    with open_regular(path) as raw:
         if path.name.endswith(".zst"):
             data = zstandard.ZstdDecompressor().stream_reader(raw).read(max_bytes)
         else:
@@ -31,13 +34,13 @@ def head_lines(path: Path, max_bytes: int = HEAD_BYTES) -> list[bytes]:
             if b"\n" not in data and len(data) == max_bytes:
                 data += raw.read(3 * max_bytes)
     lines = data.split(b"\n")
-    return [line for line in lines[:-1] if line.strip()]
+    return [tolerant_line(line) for line in lines[:-1] if line.strip()]
 
 
 def head_bytes(path: Path, max_bytes: int) -> bytes | None:
     """The first ``max_bytes`` of a file as stored, or ``None`` when it cannot be read."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             return handle.read(max_bytes)
     except OSError:
         return None
@@ -47,7 +50,7 @@ def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:
     """Complete lines within the last ``max_bytes`` (empty for ``.zst``)."""
     if path.name.endswith(".zst"):
         return []
-    with path.open("rb") as raw:
+    with open_regular(path) as raw:
         size = os.fstat(raw.fileno()).st_size
         start = max(0, size - max_bytes)
         raw.seek(start)
@@ -55,7 +58,7 @@ def tail_lines(path: Path, max_bytes: int = TAIL_BYTES) -> list[bytes]:
     lines = data.split(b"\n")
     if start > 0:
         lines = lines[1:]
-    return [line for line in lines if line.strip()]
+    return [tolerant_line(line) for line in lines if line.strip()]
 
 
 def stat_marks(paths: Iterable[Path]) -> tuple[object, ...]:

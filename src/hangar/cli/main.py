@@ -10,13 +10,14 @@ or ORM outside ``serve``, ``status`` and the hub clients).
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import click
 
 from hangar import __version__
 from hangar.cli.lazy import LazyCommand, LazyGroup
-from hangar.errors import HangarError, UsageError
+from hangar.errors import HangarError, UsageError, shown
 
 COMMANDS: dict[str, LazyCommand] = {
     "version": LazyCommand("hangar.cli.info:version_command", "Print hangar's version."),
@@ -69,6 +70,16 @@ class HangarGroup(LazyGroup):
             raise click.UsageError(str(exc), ctx) from None
         except HangarError as exc:
             click.echo(f"hangar: error: {exc}", err=True)
+            ctx.exit(1)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a bug: still one line for the user, the detail in the log
+            logging.getLogger("hangar").debug("unexpected error", exc_info=exc)
+            click.echo(
+                f"hangar: internal error: {type(exc).__name__}: {shown(str(exc), 200)}"
+                " (please report it)",
+                err=True,
+            )
             ctx.exit(1)
 
 

@@ -37,8 +37,17 @@ LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
         "hangar.cli.tasks_lifecycle:purge_command",
         "Remove a deleted TASK from the trash for good (or all expired ones).",
     ),
+    "send": LazyCommand(
+        "hangar.cli.tasks_send:send_command",
+        "Send TEXT to a task and print the reply as it streams.",
+    ),
+    "models": LazyCommand(
+        "hangar.cli.tasks_send:models_command",
+        "The models TASK's agent offers (for send --model) and what hangar can do with it.",
+    ),
 }
-"""The commands that change a task (``hangar.cli.tasks_lifecycle``), loaded when used."""
+"""The commands that change or continue a task (``hangar.cli.tasks_lifecycle``,
+``hangar.cli.tasks_send``), loaded when used."""
 
 
 def relative_time(stamp: str | None, now: datetime | None = None) -> str:

@@ -21,6 +21,20 @@ from hangar.executor.delete_worker import purge_expired_tasks, request_delete
 from hangar.executor.service import Executor
 
 
+def _finish_queued(executor: Executor, as_json: bool) -> None:
+    """Finish deletes an earlier process queued and did not get to (killed, or ``--no-wait``
+    with no hub running): a purge or a new delete must not wait on them forever."""
+    worker = executor.deleter
+    if not worker.pending():
+        return
+
+    def report(state: dict[str, Any]) -> None:
+        if not as_json:
+            click.echo(f"  deleting… {state['done']}/{state['total']}", err=True)
+
+    worker.drain(report)
+
+
 def _print(data: dict[str, Any], as_json: bool, line: str) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else line)
 
@@ -36,8 +50,12 @@ def _deleted_task(executor: Executor, key: str) -> str:
         )
     ]
     trash = executor.trash_root
-    if trash.is_dir():
-        rows += [p.name for p in trash.iterdir() if p.name.startswith(key) and p.name not in rows]
+    if trash.is_dir():  # entries are folders with a manifest (not the worker's lock file)
+        rows += [
+            p.name
+            for p in trash.iterdir()
+            if p.name.startswith(key) and p.name not in rows and (p / "manifest.json").is_file()
+        ]
     if key in rows:
         return key
     if len(rows) == 1:
@@ -95,13 +113,7 @@ def delete_command(tasks: tuple[str, ...], no_wait: bool, as_json: bool) -> None
         ids = [executor.resolve_task(t) for t in tasks]
         data = request_delete(executor.db, ids)  # phase one; phase two right here, below
         if not no_wait:
-            worker = executor.deleter
-
-            def report(state: dict[str, Any]) -> None:
-                if not as_json:
-                    click.echo(f"  deleting… {state['done']}/{state['total']}", err=True)
-
-            worker.drain(report)
+            _finish_queued(executor, as_json)  # this batch and any an earlier run left
             data["progress"] = executor.handle(
                 "runtime.tasks.delete_progress", {"batchId": data["batchId"]}
             )
@@ -117,7 +129,12 @@ def restore_command(task: str, as_json: bool) -> None:
         data = executor.handle(
             "runtime.tasks.restore", {"localTaskId": _deleted_task(executor, task)}
         )
-    _print(data, as_json, f"restored {data['localTaskId'][:10]} ({len(data['files'])} file(s))")
+    what = (
+        f"the files cleanup removed beside {data['localTaskId'][:10]}"
+        if data.get("trashId")
+        else data["localTaskId"][:10]
+    )
+    _print(data, as_json, f"restored {what} ({len(data['files'])} file(s))")
 
 
 @click.command("purge")
@@ -136,6 +153,7 @@ def purge_command(task: str | None, expired: bool, as_json: bool) -> None:
             line = f"purged {len(purged)} deletion(s) older than {days} day(s)"
         else:
             assert task is not None
+            _finish_queued(executor, as_json)
             data = executor.handle(
                 "runtime.tasks.purge", {"localTaskId": _deleted_task(executor, task)}
             )

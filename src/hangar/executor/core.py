@@ -2,9 +2,12 @@
 behind search, lifecycle and deletes.
 
 :class:`ExecutorCore` is what the RPC handlers (:mod:`hangar.executor.service`) and the CLI
-share. It receives everything it needs — settings, this device, its database, the agent stores
-and the launcher that starts agent CLIs — and imports nothing of the hub. Its helpers (search,
-lifecycle, the delete worker) are created on first use and stopped by :meth:`close`.
+share. It receives everything it needs — settings, this device, its database, the agent stores,
+the launcher that starts agent CLIs, where streamed turn events go and how uploaded attachments
+are fetched — and imports nothing of the hub. Its helpers (search, lifecycle, the delete worker,
+the turns) are created on first use and stopped by :meth:`close`. It keeps one control facet
+per agent for its lifetime (:meth:`control`): the lifecycle operations, the delete worker and
+the turns share it, so Codex runs one resident app-server per executor.
 """
 
 from __future__ import annotations
@@ -12,10 +15,10 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.device import Device, load_or_create_device
@@ -24,6 +27,7 @@ from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rescan import RescanGate
 from hangar.executor.stores import AgentStores
 from hangar.executor.task_index import TaskIndex
+from hangar.executor.turn_stream import EventSink, null_sink
 from hangar.executor.turn_table_store import ExecutorTableStore
 from hangar.model import LocalTask, Message, Transcript
 from hangar.paths import Env
@@ -44,15 +48,10 @@ if TYPE_CHECKING:
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
     from hangar.executor.terminals import TerminalService
+    from hangar.executor.turn_inputs import AttachmentFetcher, TurnInputs
+    from hangar.executor.turns import TurnService
     from hangar.executor.usage import UsageCounter
     from hangar.executor.worktrees import WorktreeService
-
-EventSink = Callable[[str, dict[str, Any]], Any]
-"""Where events the executor streams go: ``sink(event_name, JSON data)``."""
-
-
-def null_sink(event: str, data: dict[str, Any]) -> None:
-    """The sink of an executor nobody listens to."""
 
 
 class ExecutorCore:
@@ -64,13 +63,17 @@ class ExecutorCore:
         *,
         stores: Mapping[str, AgentStore] | None = None,
         launcher: AgentLauncher | None = None,
+        events: EventSink | None = None,
+        fetch_attachment: AttachmentFetcher | None = None,
         owns_db: bool = False,
     ) -> None:
         self.settings = settings
         self.device = device
         self.db = db
-        self.events: EventSink = null_sink
-        """Streamed events (terminal output) go here; see :meth:`attach_events`."""
+        self.events: EventSink = events if events is not None else null_sink
+        self.fetch_attachment = fetch_attachment
+        self._controls: dict[str, AgentControl | None] = {}
+        self._controls_lock = threading.Lock()
         if not isinstance(stores, AgentStores):
             stores = AgentStores(stores=stores) if stores is not None else AgentStores()
         self.stores: AgentStores = stores
@@ -100,6 +103,7 @@ class ExecutorCore:
         *,
         stores: Mapping[str, AgentStore] | None = None,
         launcher: AgentLauncher | None = None,
+        events: EventSink | None = None,
     ) -> Self:
         """Open this device's executor from ``$HANGAR_HOME`` (created and migrated)."""
         settings = load_settings(environ)
@@ -109,14 +113,24 @@ class ExecutorCore:
         db = ExecutorDatabase(paths.executor_db)
         if stores is None:
             stores = AgentStores(environ)
-        core = cls(settings, device, db, stores=stores, launcher=launcher, owns_db=True)
+        core = cls(
+            settings, device, db, stores=stores, launcher=launcher, events=events, owns_db=True
+        )
         core._launcher_environ = environ
         return core
 
-    def attach_events(self, sink: EventSink) -> None:
-        """Stream events to ``sink`` from now on (the composition root wires the hub's; a
-        remote executor's connection forwards them)."""
+    def attach_events(
+        self, sink: EventSink, fetch_attachment: AttachmentFetcher | None = None
+    ) -> None:
+        """Stream turn events to ``sink`` from now on (the composition root wires the hub's
+        SSE bus), fetching uploaded attachments with ``fetch_attachment``."""
         self.events = sink
+        if fetch_attachment is not None:
+            self.fetch_attachment = fetch_attachment
+        if "turns" in self.__dict__:
+            self.turns.sink = sink
+        if "turn_inputs" in self.__dict__:
+            self.turn_inputs.fetch = self.fetch_attachment
 
     # -- helpers, created on first use ------------------------------------------------------
     @property
@@ -152,8 +166,32 @@ class ExecutorCore:
         from hangar.executor.delete_worker import DeleteWorker
 
         return DeleteWorker(
-            self.db, self.trash_root, self.open_control, on_deleted=self.search.indexer.forget
+            self.db,
+            self.trash_root,
+            self.control,
+            on_deleted=self.search.indexer.forget,
+            owns_controls=False,
         )
+
+    @cached_property
+    def turns(self) -> TurnService:
+        from hangar.executor.turns import TurnService
+
+        return TurnService(
+            self.index, self.control, self.device.device_id, self.events, self._turn_ended
+        )
+
+    @cached_property
+    def turn_inputs(self) -> TurnInputs:
+        from hangar.executor.turn_inputs import TurnInputs
+
+        return TurnInputs(self.settings.paths.home / "turn-inputs", self.fetch_attachment)
+
+    def _turn_ended(self, local_task_id: str) -> None:
+        # The agent wrote to its transcript: pages re-read it (the watcher may be slower).
+        self.refresh_index(force=True)
+        changed = {"deviceId": self.device.device_id, "localTaskIds": [local_task_id]}
+        self.events("runtime.changed", changed)
 
     @cached_property
     def worktrees(self) -> WorktreeService:
@@ -193,7 +231,8 @@ class ExecutorCore:
         return ManagedRoots(self.settings.paths.home)
 
     def open_control(self, runtime: str) -> AgentControl | None:
-        """The control facet of ``runtime``, rooted where this executor reads its sessions."""
+        """A new control facet of ``runtime``, rooted where this executor reads its sessions
+        (the caller closes it); :meth:`control` is the executor's resident one."""
         from hangar.agents.registry import agent
 
         record = agent(runtime)
@@ -201,13 +240,22 @@ class ExecutorCore:
         if record is None or cls is None:
             return None
         home = self.stores.home(runtime) if runtime in self.stores else record.resolve_home()
-        return cls(home, self.launcher)
+        return cls(home, self.launcher, self.settings.values)
+
+    def control(self, runtime: str) -> AgentControl | None:
+        """The executor's one control facet of ``runtime``, opened on first use and closed
+        by :meth:`close`."""
+        with self._controls_lock:
+            if runtime not in self._controls:
+                self._controls[runtime] = self.open_control(runtime)
+            return self._controls[runtime]
 
     def controls(self) -> ControlBatch:
-        """Controls for one batch of operations (``with executor.controls() as c: …``)."""
+        """Controls for one batch of operations (``with executor.controls() as c: …``); they
+        are the resident ones and stay open after the batch."""
         from hangar.executor.controls import ControlBatch
 
-        return ControlBatch(self.open_control)
+        return ControlBatch(self.control, owned=False)
 
     # -- tasks ------------------------------------------------------------------------------
     def refresh_index(self, *, force: bool = False) -> None:
@@ -343,6 +391,11 @@ class ExecutorCore:
             self.deleter.stop()
         if "terminals" in self.__dict__:
             self.terminals.close_all()
+        with self._controls_lock:
+            controls, self._controls = list(self._controls.values()), {}
+        for control in controls:
+            if control is not None:
+                control.close()
         if self._owns_db:
             self.db.close()
 

@@ -129,12 +129,14 @@ class DeleteWorker:
         trash_root: Path,
         open_control: ControlOpener | None = None,
         on_deleted: Callable[[str], None] | None = None,
+        *,
+        owns_controls: bool = True,
     ) -> None:
         self.db = db
         self.trash_root = trash_root
         self.open_control = open_control
         self.on_deleted = on_deleted
-        self._controls = ControlBatch(self._open_control)
+        self._controls = ControlBatch(self._open_control, owned=owns_controls)
         self._started = False
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -334,6 +336,15 @@ def restore(db: ExecutorDatabase, trash_root: Path, task_id: str) -> dict[str, A
     manifest: dict[str, Any] | None = None
     if (trash_root / task_id / "manifest.json").exists():
         manifest = trash.restore(trash_root, task_id)
+    if manifest is not None and manifest.get("task", {}).get("cleanup"):
+        # A cleanup entry (files removed beside a task that still exists): the files are
+        # back, and the task's row was never touched.
+        return {
+            "restored": True,
+            "localTaskId": str(manifest.get("localTaskId") or task_id),
+            "trashId": task_id,
+            "files": [f["original"] for f in manifest["files"]],
+        }
     with db.write() as conn:
         row = conn.execute(
             "SELECT 1 FROM local_tasks WHERE local_task_id = ?", (task_id,)

@@ -16,12 +16,24 @@ only when needed:
 ``force=True`` (a key that did not resolve: the session may be seconds old) ignores the
 watcher but still shares scans. A change reported while a scan runs marks the gate dirty again,
 so it is never lost; a scan that raises leaves it dirty.
+
+No lock is held while ``scan`` runs (it reads files: one slow or hostile file must not hold
+every caller): a waiter waits on a condition for at most :data:`WAIT_SECONDS`, then answers
+from the index as it is (and says so once in the log) instead of hanging behind the scan.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
+
+from hangar.regular_files import warn_once
+
+log = logging.getLogger(__name__)
+WAIT_SECONDS = 10.0
+"""The longest a caller waits for a scan another caller is running."""
 
 Probe = Callable[[], bool]
 """Returns ``True`` when the watcher's view is stale (cheap: a few ``stat`` calls)."""
@@ -29,8 +41,8 @@ Probe = Callable[[], bool]
 
 class RescanGate:
     def __init__(self) -> None:
-        self._scan_lock = threading.Lock()
-        self._state = threading.Lock()
+        self._state = threading.Condition(threading.Lock())
+        self._running = False
         self._asked = 0
         self._covered = 0
         self._watched = False
@@ -50,21 +62,38 @@ class RescanGate:
                 self._dirty = True
             self._asked += 1
             ticket = self._asked
-        with self._scan_lock:
+            deadline = time.monotonic() + WAIT_SECONDS
+            while self._running and self._covered < ticket:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    warn_once(
+                        log,
+                        "rescan-wait",
+                        "a rescan of the agent homes takes over %.0f s; answering from the"
+                        " index as it is",
+                        WAIT_SECONDS,
+                    )
+                    return False
+                self._state.wait(left)
             if self._covered >= ticket:
                 return False  # a scan that started after this call arrived has ended
+            self._running = True
+            covers = self._asked
+            self._dirty = False
+        try:
+            scan()
+        except BaseException:
             with self._state:
-                covers = self._asked
-                self._dirty = False
-            try:
-                scan()
-            except BaseException:
-                with self._state:
-                    self._dirty = True
-                raise
+                self._dirty = True
+                self._running = False
+                self._state.notify_all()
+            raise
+        with self._state:
             self._covered = covers
             self.scans += 1
-            return True
+            self._running = False
+            self._state.notify_all()
+        return True
 
     def changed(self) -> None:
         """Something under the agent homes changed: the next request rescans."""

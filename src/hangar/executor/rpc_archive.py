@@ -11,7 +11,8 @@
   batchId?}`` → ``{deleted: true, batchId, cleanup: {background: true}}`` (tombstone now,
   files later); ``runtime.tasks.delete_progress {batchId?}`` → ``{batchId, total, done,
   byState}``
-* ``runtime.tasks.restore {localTaskId}`` → ``{restored, localTaskId, files}``;
+* ``runtime.tasks.restore {localTaskId}`` → ``{restored, localTaskId, files, trashId?}``
+  (``localTaskId`` may name a ``cleanup-…`` trash entry: its files come back, ``trashId``);
   ``runtime.tasks.purge {localTaskId}`` → ``{purged, localTaskId}``
 * ``runtime.tasks.cleanup_preview|cleanup {localTaskIds}`` → ``{items, counts, bytes}``
 """

@@ -4,10 +4,11 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_usage``, ``rpc_worktrees``,
-``rpc_file_changes``, ``rpc_terminal``, ``rpc_files``), imported the first time one
-of its methods is called, so a ``hangar tasks list`` never loads the delete worker or the
-search engine; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_turns``, ``rpc_create``,
+``rpc_usage``, ``rpc_worktrees``, ``rpc_file_changes``, ``rpc_terminal``, ``rpc_files``),
+imported the first time one of its methods is called, so a ``hangar tasks list`` never loads
+the delete worker, the search engine or the turns; the library API they share is
+:class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,22 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TASKS_PURGE.name,
         m.TASKS_CLEANUP_PREVIEW.name,
         m.TASKS_CLEANUP.name,
+    ),
+    "hangar.executor.rpc_turns": (
+        m.TASKS_SEND.name,
+        m.TASKS_CANCEL.name,
+        m.TASKS_GUIDANCE.name,
+        m.TASKS_COMPACT.name,
+        m.TASKS_GOAL_GET.name,
+        m.TASKS_MODELS.name,
+        m.TASKS_ACTIVITY.name,
+        m.TASKS_APPROVAL_ANSWER.name,
+        m.AGENTS_CONFIG_UPDATE.name,
+    ),
+    "hangar.executor.rpc_create": (
+        m.TASKS_CREATE.name,
+        m.AGENTS_MODELS.name,
+        m.PROJECTS_LIST.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
     "hangar.executor.rpc_worktrees": (

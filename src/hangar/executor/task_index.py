@@ -2,7 +2,12 @@
 
 :meth:`TaskIndex.refresh` brings the index up to date with every store cheaply: it stats each
 session file and asks the store to ``describe`` only new or changed ones (a re-list after
-nothing changed opens no transcript). Each session gets a random ``localTaskId`` once, kept
+nothing changed opens no transcript). It runs in two steps: :meth:`TaskIndex.scan` does all
+the file I/O (listing, stat, describe) and touches the database only to read, and
+:meth:`TaskIndex.apply` writes what a scan found, with no file I/O, so a caller can hold a
+lock around ``apply`` alone. Only regular files are described: a FIFO, socket or device file
+under a session name is skipped (one warning per path for the life of the process), as is a
+file that cannot be read. Each session gets a random ``localTaskId`` once, kept
 for the life of the index and never derived from its path. A file that disappeared is
 reported ``status: missing``. ``updatedAt`` comes from the session's content (its last
 record's time), so reading a task never moves it; :meth:`TaskIndex.record_parse` stores what
@@ -18,18 +23,21 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
-from hangar.errors import AmbiguousError, NotFoundError
+from hangar.errors import AmbiguousError, NotFoundError, UsageError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.workspaces import classify
 from hangar.model import LocalTask
+from hangar.regular_files import is_regular, warn_once
 
 log = logging.getLogger(__name__)
 
+PENDING_PREFIX = "pending:"
+"""The session key of a created task until the agent names its session."""
 _STATUSES = {"running", "done", "failed", "cancelled", "missing"}
 
 
@@ -39,6 +47,17 @@ def stat_signature(path: Path) -> str | None:
     except OSError:
         return None
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+@dataclass
+class StoreScan:
+    """What :meth:`TaskIndex.scan` found for one store, for :meth:`TaskIndex.apply`."""
+
+    runtime: str
+    changed: list[tuple[SessionSource, str | None]] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    """localTaskIds whose file is no longer listed."""
+    titles: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -59,36 +78,60 @@ class TaskIndex:
 
     # -------------------------------------------------------------- refresh
     def refresh(self, stores: Iterable[AgentStore]) -> RefreshStats:
-        stats = RefreshStats()
-        for store in stores:
-            try:
-                self._refresh_store(store, stats)
-            except Exception as exc:  # one broken agent store must not hide the others' tasks
-                stats.store_errors[store.runtime] = f"{type(exc).__name__}: {exc}"
-                log.warning("listing %s sessions failed: %s", store.runtime, exc)
-        self.last_refresh = stats
+        """:meth:`scan` then :meth:`apply`."""
+        scans, stats = self.scan(stores)
+        self.apply(scans, stats)
         return stats
 
-    def _refresh_store(self, store: AgentStore, stats: RefreshStats) -> None:
+    def scan(self, stores: Iterable[AgentStore]) -> tuple[list[StoreScan], RefreshStats]:
+        """Every store's new, changed and vanished sessions: file I/O, database reads only."""
+        stats = RefreshStats()
+        scans: list[StoreScan] = []
+        for store in stores:
+            try:
+                scans.append(self._scan_store(store, stats))
+            except Exception as exc:  # one broken agent store must not hide the others' tasks
+                stats.store_errors[store.runtime] = f"{type(exc).__name__}: {exc}"
+                warn_once(log, f"store:{store.runtime}:{exc}", "listing %s sessions failed: %s",
+                          store.runtime, exc)  # fmt: skip
+        return scans, stats
+
+    def apply(self, scans: list[StoreScan], stats: RefreshStats) -> None:
+        """Write what :meth:`scan` found (no file I/O)."""
+        for scan in scans:
+            try:
+                self._apply_scan(scan, stats)
+            except Exception as exc:  # as in scan(): the other stores' tasks still count
+                stats.store_errors[scan.runtime] = f"{type(exc).__name__}: {exc}"
+                log.warning("recording %s sessions failed: %s", scan.runtime, exc)
+        self.last_refresh = stats
+
+    def _scan_store(self, store: AgentStore, stats: RefreshStats) -> StoreScan:
         known = {
             row["source_path"]: row
             for row in self.db.read().execute(
                 "SELECT local_task_id, source_path, stat_signature, missing FROM local_tasks"
-                " WHERE runtime = ?",
+                " WHERE runtime = ? AND source_path IS NOT NULL",  # a created task's file
+                # may not exist yet: it is not missing
                 (store.runtime,),
             )
         }
         paths = store.session_paths()
         seen: set[str] = set()
-        changed: list[tuple[SessionSource, str | None]] = []
+        scan = StoreScan(store.runtime)
         if paths is None:
             for source in store.discover():
                 seen.add(str(source.path))
-                changed.append((source, stat_signature(source.path)))
+                scan.changed.append((source, stat_signature(source.path)))
         else:
             for path in paths:
                 key = str(path)
                 seen.add(key)
+                if not is_regular(path):
+                    # lstat only: a FIFO named *.jsonl would block the first open() forever.
+                    stats.unreadable += 1
+                    warn_once(log, key, "skipping %s: not a regular file", path)
+                    continue
                 signature = stat_signature(path)
                 row = known.get(key)
                 if row is not None and signature and row["stat_signature"] == signature:
@@ -98,28 +141,36 @@ class TaskIndex:
                     described = store.describe(path)
                 except Exception as exc:  # an unreadable file is skipped, never fatal
                     stats.unreadable += 1
-                    log.warning("cannot describe %s: %s", path, exc)
+                    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                    warn_once(log, key, "cannot describe %s: %s", path, why)
                     continue
                 if described is not None:
-                    changed.append((described, signature))
-        gone = [row for key, row in known.items() if key not in seen and not row["missing"]]
-        titles = store.session_titles()
+                    scan.changed.append((described, signature))
+        scan.gone = [
+            str(row["local_task_id"])
+            for key, row in known.items()
+            if key not in seen and not row["missing"]
+        ]
+        scan.titles = store.session_titles()
+        return scan
+
+    def _apply_scan(self, scan: StoreScan, stats: RefreshStats) -> None:
         with self.db.write() as conn:
-            for source, signature in changed:
+            for source, signature in scan.changed:
                 stats.described += 1
                 self._upsert(conn, source, signature)
-            for row in gone:
+            for local_task_id in scan.gone:
                 stats.missing += 1
                 conn.execute(
                     "UPDATE local_tasks SET missing = 1, status = 'missing'"
                     " WHERE local_task_id = ?",
-                    (row["local_task_id"],),
+                    (local_task_id,),
                 )
-            for session_id, title in titles.items():
+            for session_id, title in scan.titles.items():
                 conn.execute(
                     "UPDATE local_tasks SET title_override = ? WHERE runtime = ?"
                     " AND session_key = ? AND title_override IS NOT ?",
-                    (title, store.runtime, session_id, title),
+                    (title, scan.runtime, session_id, title),
                 )
 
     def _upsert(
@@ -173,6 +224,68 @@ class TaskIndex:
                 row["local_task_id"],
             ),
         )
+
+    # ---------------------------------------------------------------- created tasks
+    def register_created(
+        self, local_task_id: str, runtime: str, workspace_path: str, title: str, stamp: str
+    ) -> None:
+        """Record a task hangar is creating, under the client's ``localTaskId``, before the
+        agent has a session for it (it lists at once, RW-274). Its session key is provisional
+        until :meth:`link_session`."""
+        workspace = classify(workspace_path)
+        with self.db.write() as conn:
+            taken = conn.execute(
+                "SELECT 1 FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
+            ).fetchone()
+            if taken is not None:
+                raise UsageError(f"task id {local_task_id} is taken; generate a new one")
+            conn.execute(
+                "INSERT INTO local_tasks (local_task_id, runtime, session_key, runtime_handle,"
+                " title, workspace_path, group_workspace_path, workspace_kind, worktree_id,"
+                " created_at, updated_at, status) VALUES (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?,"
+                " 'running')",
+                (
+                    local_task_id,
+                    runtime,
+                    PENDING_PREFIX + local_task_id,
+                    title,
+                    workspace.workspace_path,
+                    workspace.group_workspace_path,
+                    workspace.kind,
+                    workspace.worktree_id,
+                    stamp,
+                    stamp,
+                ),
+            )
+
+    def link_session(self, local_task_id: str, session_key: str, handle: Mapping[str, str]) -> None:
+        """Give a created task the agent's session: from now on the store's file of that
+        session is this task (RW-278..281: kept in the index, so it survives a restart). A row
+        the index made for the same session in the meantime is folded into this one."""
+        with self.db.write() as conn:
+            row = conn.execute(
+                "SELECT runtime FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
+            ).fetchone()
+            if row is None:
+                return
+            conn.execute(
+                "DELETE FROM local_tasks WHERE runtime = ? AND session_key = ?"
+                " AND local_task_id != ?",
+                (row["runtime"], session_key, local_task_id),
+            )
+            conn.execute(
+                "UPDATE local_tasks SET session_key = ?, runtime_handle = ?, stat_signature = NULL"
+                " WHERE local_task_id = ?",
+                (session_key, json.dumps(dict(handle), sort_keys=True), local_task_id),
+            )
+
+    def creation_failed(self, local_task_id: str) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET status = 'failed' WHERE local_task_id = ?"
+                " AND session_key LIKE 'pending:%'",
+                (local_task_id,),
+            )
 
     # ---------------------------------------------------------------- reads
     def revision(self) -> int:

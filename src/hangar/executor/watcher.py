@@ -6,11 +6,15 @@
 - :class:`SessionWatcher` watches every agent home with ``watchfiles`` and, after each batch of
   changes (new or growing session files), publishes ``runtime.changed`` so open pages refresh
   the list and the open transcript. Agent homes that appear later are picked up within a few
-  seconds. hangar's own home is never watched. While it watches it arms the executor's
+  seconds. hangar's own home is never watched. A folder that cannot be read is left out
+  (one warning per path) and the rest is still watched: the folders above it are watched
+  without recursion (their listing is polled every few seconds), their readable children
+  recursively. While it watches it arms the executor's
   :class:`~hangar.executor.rescan.RescanGate` and marks it dirty on every batch (before the
   event goes out), so a list rescans the homes once per change instead of once per request;
   its probe (one ``stat`` per agent home) disarms that shortcut the moment an agent home
-  appears or vanishes, until the watcher has restarted on the new set.
+  appears or vanishes, until the watcher has restarted on the new set. (With an unreadable
+  folder, the gate is not armed: a polled listing does not see every change, so lists rescan.)
 
 Both are plain threads with ``stop()``; :func:`start_live_workers` starts them.
 """
@@ -18,9 +22,11 @@ Both are plain threads with ``stop()``; :func:`start_live_workers` starts them.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +36,7 @@ from hangar.agents.homes import AgentHome
 from hangar.executor.core import ExecutorCore
 from hangar.executor.rescan import RescanGate
 from hangar.executor.search_index import IndexProgress
+from hangar.regular_files import warn_once
 
 log = logging.getLogger("hangar.executor.watcher")
 
@@ -61,6 +68,65 @@ def _inside(path: Path, parent: Path) -> bool:
     return True
 
 
+@dataclass
+class WatchPlan:
+    """What to watch: ``recursive`` trees hold no unreadable folder; each ``shallow``
+    folder holds one somewhere below it, so only its own entries are checked (by polling)."""
+
+    recursive: list[Path] = field(default_factory=list)
+    shallow: list[Path] = field(default_factory=list)
+
+    def listing(self) -> tuple[object, ...]:
+        """The shallow folders' stat marks: they change when an entry is added or removed."""
+        marks: list[object] = []
+        for folder in self.shallow:
+            try:
+                st = folder.stat()
+                marks.append((st.st_ino, st.st_mtime_ns))
+            except OSError:
+                marks.append(None)
+        return tuple(marks)
+
+
+def unreadable_folders(roots: Iterable[Path]) -> set[Path]:
+    """Folders under ``roots`` that cannot be listed (each warned about once)."""
+    found: set[Path] = set()
+
+    def failed(error: OSError) -> None:
+        if error.filename:
+            path = Path(error.filename)
+            found.add(path)
+            warn_once(log, f"watch:{path}", "not watching %s: %s", path, error.strerror)
+
+    for root in roots:
+        for _ in os.walk(root, onerror=failed):
+            pass
+    return found
+
+
+def watch_plan(roots: Iterable[Path], unreadable: set[Path]) -> WatchPlan:
+    """Cover every readable folder under ``roots`` while leaving ``unreadable`` ones out."""
+    plan = WatchPlan()
+
+    def add(folder: Path) -> None:
+        if folder in unreadable:
+            return
+        if not any(folder in bad.parents for bad in unreadable):
+            plan.recursive.append(folder)
+            return
+        plan.shallow.append(folder)
+        try:
+            children = sorted(e.path for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            return
+        for child in children:
+            add(Path(child))
+
+    for root in roots:
+        add(root)
+    return plan
+
+
 class SessionWatcher(threading.Thread):
     """Publishes ``runtime.changed {deviceId, paths}`` after changes under the agent homes."""
 
@@ -80,6 +146,9 @@ class SessionWatcher(threading.Thread):
         self.gate = gate
         self._stopping = threading.Event()
         self.batches = 0
+        self.restarts = 0
+        self.plan = WatchPlan()
+        self._unreadable: set[Path] = set()
         self._candidates = candidate_roots(homes, hangar_home)
 
     def stop(self) -> None:
@@ -100,10 +169,18 @@ class SessionWatcher(threading.Thread):
                 self._stopping.wait(RECHECK_MS / 1000)
                 continue
             log.info("watching %d agent home(s) for new sessions", len(roots))
+            if self._unreadable:  # one may have become readable, or a new one appeared
+                self._unreadable = unreadable_folders(roots)
+            self.plan = watch_plan(roots, self._unreadable)
             try:
                 self._watch(roots)
+            except PermissionError:
+                # A folder we may not read: find every such folder, watch around them.
+                self._unreadable = unreadable_folders(roots)
+                self.restarts += 1
             except (OSError, RuntimeError) as exc:  # a root vanished under us: start over
-                log.warning("session watcher restarts: %s", exc)
+                warn_once(log, f"watcher:{exc}", "session watcher restarts: %s", exc)
+                self.restarts += 1
                 self._stopping.wait(1)
 
     def _watch(self, roots: list[Path]) -> None:
@@ -118,9 +195,14 @@ class SessionWatcher(threading.Thread):
         return any(path.is_dir() != (path in roots) for path in self._candidates)
 
     def _watch_batches(self, roots: list[Path]) -> None:
+        plan = self.plan
+        listing = plan.listing()
+        if not plan.recursive:
+            self._poll(roots, plan, listing)
+            return
         armed = False
         for changes in watchfiles.watch(
-            *roots,
+            *plan.recursive,
             stop_event=self._stopping,
             debounce=300,
             step=50,
@@ -130,19 +212,34 @@ class SessionWatcher(threading.Thread):
         ):
             # The first yield (changes or the first timeout) comes from a live inotify watch:
             # from here on every change reaches this loop, so the gate may trust it.
-            if not armed and self.gate is not None:
+            if not armed and self.gate is not None and not plan.shallow:
                 self.gate.watching(True, probe=lambda: self._stale(roots))
                 armed = True
                 log.info("session watcher armed: lists rescan the agent homes on change only")
-            if changes:
-                if self.gate is not None:
-                    self.gate.changed()  # before the event: a list it triggers must rescan
-                paths = sorted({path for _, path in changes})
-                self.batches += 1
-                log.debug("%d changed path(s) under the agent homes", len(paths))
-                self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths[:50]})
-            if watched_roots(self.homes, self.hangar_home) != roots:
+            paths = sorted({path for _, path in changes})
+            replan = plan.listing() != listing
+            if replan:  # a folder appeared beside an unreadable one: watch it too
+                paths += [str(folder) for folder in plan.shallow]
+            if paths:
+                self._changed(paths)
+            if replan or watched_roots(self.homes, self.hangar_home) != roots:
                 return  # an agent home appeared or disappeared: watch the new set
+
+    def _poll(self, roots: list[Path], plan: WatchPlan, listing: tuple[object, ...]) -> None:
+        """Only shallow folders to watch: poll their listings."""
+        while not self._stopping.wait(RECHECK_MS / 1000):
+            if plan.listing() != listing:
+                self._changed([str(folder) for folder in plan.shallow])
+                return
+            if watched_roots(self.homes, self.hangar_home) != roots:
+                return
+
+    def _changed(self, paths: list[str]) -> None:
+        if self.gate is not None:
+            self.gate.changed()  # before the event: a list it triggers must rescan
+        self.batches += 1
+        log.debug("%d changed path(s) under the agent homes", len(paths))
+        self.publish(RUNTIME_CHANGED, {"deviceId": self.device_id, "paths": paths[:50]})
 
 
 class IndexWorker(threading.Thread):

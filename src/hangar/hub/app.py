@@ -23,21 +23,25 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hangar import __version__
 from hangar.errors import HangarError
+from hangar.hub.api import create as create_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import file_changes as file_changes_api
 from hangar.hub.api import files as files_api
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
 from hangar.hub.api import runtime_work as runtime_api
+from hangar.hub.api import turns as turns_api
 from hangar.hub.api import usage as usage_api
 from hangar.hub.api import worktrees as worktrees_api
 from hangar.hub.api.errors import error_response, install_error_handlers
+from hangar.hub.api.limits import BodyLimitMiddleware
 from hangar.hub.auth import Authenticator
 from hangar.hub.context import HubContext
 from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.pages import runtime as runtime_pages
 from hangar.hub.pages import terminal as terminal_pages
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import ensure_workspace
 from hangar.hub.terminals import TerminalAccess
 
@@ -49,6 +53,8 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
+    turns_api.router,
+    create_api.router,
     worktrees_api.router,
     file_changes_api.router,
     files_api.router,
@@ -86,6 +92,15 @@ class ApiAuthMiddleware:
         await self.app(scope, receive, send)
 
 
+def _default_uploads(engine: Engine) -> Path:
+    database = engine.url.database
+    if engine.dialect.name == "sqlite" and database and database != ":memory:":
+        return Path(database).parent / "attachments"
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / "hangar-attachments"
+
+
 def create_app(
     engine: Engine,
     devices: DeviceLinks,
@@ -93,10 +108,13 @@ def create_app(
     token: str,
     owner_name: str = "owner",
     extra: dict[str, Any] | None = None,
+    events: EventBus | None = None,
+    attachments: AttachmentStore | None = None,
     terminal_access: TerminalAccess | None = None,
 ) -> FastAPI:
-    """Build the hub app over its database and the executor(s) it may call.
-
+    """Build the hub app over its database and the executor(s) it may call. ``events`` is the
+    SSE bus (the composition root shares it with the executor's turn stream); ``attachments``
+    keeps uploads (default: a folder beside a file database, else a temp folder);
     ``terminal_access`` says whether the web UI may open device terminals (default: yes, as
     for a hub on a loopback address; ``hangar serve`` passes what its bind allows)."""
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
@@ -106,7 +124,8 @@ def create_app(
         workspace=workspace,
         devices=devices,
         auth=auth,
-        events=EventBus(),
+        events=events if events is not None else EventBus(),
+        attachments=attachments or AttachmentStore(engine, _default_uploads(engine)),
         extra=dict(extra or {}),
         terminal_access=terminal_access or TerminalAccess(),
     )
@@ -125,6 +144,7 @@ def create_app(
     app.include_router(runtime_pages.router)
     app.include_router(terminal_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
+    app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first
     app.add_middleware(
         ApiAuthMiddleware, auth=auth, run_tokens=local_runs_api.RunTokenPolicy(ctx).allows
     )

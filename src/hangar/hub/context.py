@@ -14,6 +14,7 @@ from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.runtime_view import RuntimeView
 from hangar.hub.runtime_work import DeviceInfo
+from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import Workspace
 from hangar.hub.terminals import TerminalAccess, TerminalRelay
 
@@ -25,6 +26,7 @@ class HubContext:
     devices: DeviceLinks
     auth: Authenticator
     events: EventBus
+    attachments: AttachmentStore
     extra: dict[str, Any] = field(default_factory=dict)
     runtime_view: RuntimeView = field(default_factory=RuntimeView)
     """The ``GET /api/runtime-work`` body, rebuilt once per change of a device's list."""

@@ -8,6 +8,10 @@ JSON, and rebuilds them only when a revision, the set of devices or a device's e
 A device that sends no revision (an executor that predates it) is asked in full every time and
 the body is rebuilt for every request, as before.
 
+Each task may carry live marks (``replying``, ``pendingApprovals``) from a second callback;
+they are part of what decides a rebuild, and added to copies of the tasks (never to the lists
+held per device).
+
 The cached body is shared between requests: callers must not mutate it.
 """
 
@@ -27,6 +31,8 @@ from hangar.protocol.tasks import TaskList
 
 Fetch = Callable[[str, int | None], TaskList]
 """``fetch(device_id, if_revision)``: one ``runtime.tasks.list`` call to that device."""
+Marks = Callable[[str], dict[str, dict[str, Any]]]
+"""``marks(device_id)``: extra fields per ``localTaskId`` (what runs, what waits)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,9 @@ class RuntimeView:
     _snapshot: _Snapshot | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def body(self, infos: list[DeviceInfo], fetch: Fetch) -> tuple[dict[str, Any], bytes]:
+    def body(
+        self, infos: list[DeviceInfo], fetch: Fetch, marks: Marks | None = None
+    ) -> tuple[dict[str, Any], bytes]:
         """The current body and its JSON encoding."""
         tasks: dict[str, list[dict[str, Any]]] = {}
         errors: list[dict[str, str]] = []
@@ -73,6 +81,13 @@ class RuntimeView:
                 else:
                     cacheable = False
             key.append((device_id, revision))
+            found = _marks(marks, device_id)
+            if found:
+                key.append((device_id, "marks", repr(sorted(found.items()))))
+                tasks[device_id] = [
+                    {**t, **found[t["localTaskId"]]} if t.get("localTaskId") in found else t
+                    for t in tasks[device_id]
+                ]
         snapshot = self._snapshot
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded
@@ -84,3 +99,12 @@ class RuntimeView:
             if cacheable:
                 self._snapshot = _Snapshot(tuple(key), body, encoded)
         return body, encoded
+
+
+def _marks(marks: Marks | None, device_id: str) -> dict[str, dict[str, Any]]:
+    if marks is None:
+        return {}
+    try:
+        return marks(device_id)
+    except HangarError:  # a device without live marks still lists its tasks
+        return {}

@@ -130,7 +130,7 @@ class TerminalRelay:
 
 
 def device_event_sink(
-    device_id: str, relay: TerminalRelay, publish: Callable[[str, dict[str, Any]], None]
+    device_id: str, relay: TerminalRelay, publish: Callable[[str, dict[str, Any]], object]
 ) -> Callable[[str, dict[str, Any]], None]:
     """The sink for the events of one device's executor: terminal events to ``relay``,
     every other event to the SSE bus (``publish``)."""

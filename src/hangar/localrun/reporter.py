@@ -3,8 +3,10 @@
 :class:`RunReporter` contract:
 
 - :meth:`RunReporter.report` never blocks the provider and never raises for hub trouble. It
-  redacts the message (LR: secrets never leave the machine), drops empty ones, and queues it
-  (128 slots; when full, the message goes straight to the spool).
+  drops empty messages and queues the rest (128 slots; when full, the message goes straight
+  to the spool). Every message is :meth:`~hangar.model.run_messages.RunMessage.prepared`
+  before it is posted or spooled — secrets redacted (they never leave the machine), fields
+  bounded to what the hub keeps — on the poster thread, not the provider's.
 - One poster thread sends in order. A transient failure is retried after 0.5, 1.5 and 3 s;
   then the message is spooled and the reporter is *degraded*: later messages are spooled too
   (keeping their order) and the spool is re-sent every ``resync_interval`` seconds until it is
@@ -27,9 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hangar.localrun.hub_api import HubRejected, HubUnavailable, RunApi
-from hangar.localrun.messages import RunMessage, UsageEntry
-from hangar.localrun.redact import redact_value
 from hangar.localrun.spool import Spool
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 RETRY_DELAYS = (0.5, 1.5, 3.0)
 
@@ -42,6 +43,11 @@ class ReporterStats:
     rejected: int = 0
     dropped_empty: int = 0
     unspoolable: int = 0
+
+
+def payload_of(message: RunMessage) -> dict[str, Any]:
+    """What is posted (and spooled) for ``message``: redacted and bounded."""
+    return message.prepared().to_json()
 
 
 class RunReporter:
@@ -63,7 +69,7 @@ class RunReporter:
         self.stats = ReporterStats()
         self._retry_delays = tuple(retry_delays)
         self._resync_interval = resync_interval
-        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(maxsize=queue_size)
+        self._queue: queue.Queue[RunMessage | None] = queue.Queue(maxsize=queue_size)
         self._closing = threading.Event()
         self._degraded = False
         self._last_resync = 0.0
@@ -76,15 +82,14 @@ class RunReporter:
         return self._degraded
 
     def report(self, message: RunMessage) -> None:
-        """Queue one message for the hub (redacted; empty non-tool messages are dropped)."""
+        """Queue one message for the hub (empty non-tool messages are dropped)."""
         if message.is_empty():
             self.stats.dropped_empty += 1
             return
-        payload: dict[str, Any] = redact_value(message.to_json())
         try:
-            self._queue.put_nowait(payload)
+            self._queue.put_nowait(message)
         except queue.Full:
-            self._spool(payload)
+            self._spool(payload_of(message))
 
     def _spool(self, payload: dict[str, Any]) -> None:
         with self._lock:
@@ -128,13 +133,14 @@ class RunReporter:
     def _run(self) -> None:
         while True:
             try:
-                payload = self._queue.get(timeout=0.25)
+                item = self._queue.get(timeout=0.25)
             except queue.Empty:
                 if self._degraded:
                     self._resync()
                 continue
-            if payload is None:
+            if item is None:
                 return
+            payload = payload_of(item)
             if self._degraded:
                 self._resync()
             if self._degraded:
@@ -153,11 +159,11 @@ class RunReporter:
         self._thread.join(max(0.0, deadline - time.monotonic()))
         while True:
             try:
-                payload = self._queue.get_nowait()
+                item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if payload is not None:
-                self._spool(payload)  # the poster did not get to it in time
+            if item is not None:
+                self._spool(payload_of(item))  # the poster did not get to it in time
         while time.monotonic() < deadline:
             result = self.spool.sync(self.api, self.run_id)
             if result.remaining == 0 or result.synced == 0:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hangar.protocol import create as cr
 from hangar.protocol import file_changes as fc
 from hangar.protocol import files as fl
 from hangar.protocol import tasks as t
 from hangar.protocol import terminal as term
-from hangar.protocol import usage as u
+from hangar.protocol import turns as u
+from hangar.protocol import usage as g
 from hangar.protocol import worktrees as w
 
 
@@ -50,6 +52,19 @@ TASKS_RESTORE = Method("runtime.tasks.restore", t.TaskRef, t.Restored)
 TASKS_PURGE = Method("runtime.tasks.purge", t.TaskRef, t.Purged)
 TASKS_CLEANUP_PREVIEW = Method("runtime.tasks.cleanup_preview", t.TaskIdsRequest, JsonObject)
 TASKS_CLEANUP = Method("runtime.tasks.cleanup", t.TaskIdsRequest, JsonObject)
+TASKS_SEND = Method("runtime.tasks.send", u.SendRequest, u.TurnAccepted)
+TASKS_CANCEL = Method("runtime.tasks.cancel", t.TaskRef, u.CancelResult)
+TASKS_GUIDANCE = Method("runtime.tasks.guidance", u.GuidanceRequest, u.GuidanceResult)
+TASKS_COMPACT = Method("runtime.tasks.compact", t.TaskRef, u.TurnAccepted)
+TASKS_GOAL_GET = Method("runtime.tasks.goal.get", t.TaskRef, u.GoalResult)
+TASKS_MODELS = Method("runtime.tasks.models", t.TaskRef, u.ModelList)
+TASKS_ACTIVITY = Method("runtime.tasks.activity", u.ActivityRequest, u.Activity)
+TASKS_APPROVAL_ANSWER = Method(
+    "runtime.tasks.approval.answer", u.ApprovalAnswer, u.ApprovalAnswered
+)
+AGENTS_CONFIG_UPDATE = Method(
+    "runtime.agents.config.update", u.AgentConfigUpdate, u.AgentConfigUpdated
+)
 INDEX_RUN = Method("runtime.index.run", t.NoArguments, t.IndexRun)
 INDEX_STATUS = Method("runtime.index.status", t.NoArguments, t.IndexStatus)
 WORKTREES_SETTINGS_GET = Method("runtime.worktrees.settings.get", t.NoArguments, JsonObject)
@@ -67,7 +82,10 @@ TURN_FILE_CHANGES_REVIEW = Method(
 TURN_FILE_CHANGES_REVERT = Method(
     "runtime.tasks.turn_file_changes_revert", fc.RevertTurnFileChanges, JsonObject
 )
-USAGE_SUMMARY = Method("runtime.usage.summary", u.UsageRequest, u.UsageReport)
+USAGE_SUMMARY = Method("runtime.usage.summary", g.UsageRequest, g.UsageReport)
+TASKS_CREATE = Method("runtime.tasks.create", cr.CreateTask, cr.TaskCreated)
+AGENTS_MODELS = Method("runtime.agents.models", cr.AgentModelsRequest, cr.AgentModels)
+PROJECTS_LIST = Method("runtime.projects.list", cr.ProjectsRequest, cr.ProjectList)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -95,6 +113,15 @@ METHODS: dict[str, Method] = _methods(
     TASKS_PURGE,
     TASKS_CLEANUP_PREVIEW,
     TASKS_CLEANUP,
+    TASKS_SEND,
+    TASKS_CANCEL,
+    TASKS_GUIDANCE,
+    TASKS_COMPACT,
+    TASKS_GOAL_GET,
+    TASKS_MODELS,
+    TASKS_ACTIVITY,
+    TASKS_APPROVAL_ANSWER,
+    AGENTS_CONFIG_UPDATE,
     INDEX_RUN,
     INDEX_STATUS,
     WORKTREES_SETTINGS_GET,
@@ -107,6 +134,9 @@ METHODS: dict[str, Method] = _methods(
     TURN_FILE_CHANGES_REVIEW,
     TURN_FILE_CHANGES_REVERT,
     USAGE_SUMMARY,
+    TASKS_CREATE,
+    AGENTS_MODELS,
+    PROJECTS_LIST,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,

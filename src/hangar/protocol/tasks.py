@@ -172,6 +172,9 @@ class Restored(Wire):
     restored: bool
     local_task_id: str
     files: list[str]
+    trash_id: str | None = None
+    """Set when a cleanup entry was restored: the files came back beside ``local_task_id``,
+    which itself was never deleted."""
 
 
 class Purged(Wire):

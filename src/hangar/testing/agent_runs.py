@@ -17,8 +17,9 @@ inside the sandbox, e.g. the fake model or ``opencode serve``).
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -125,6 +126,39 @@ class AgentSandbox:
         }
         return {**env, **agent.env(self.homes, base_url)}
 
+    def offer_codex_model(self, slug: str = "fake-model") -> Path:
+        """Make Codex list ``slug`` in its model catalog (``model/list``), as a real catalog
+        entry: the CLI's own first entry (``codex debug models``) under the fake name, written
+        to ``model_catalog_json``. Returns the catalog file."""
+        env = self.env("codex")
+        done = self.sandbox.run(
+            [CLIS["codex"].executable(), "debug", "models"], cwd=self.homes.home, env=env
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"codex debug models failed: {done.stderr[-500:]!r}")
+        catalog = json.loads(done.stdout)
+        entry = {
+            **catalog["models"][0],
+            "slug": slug,
+            "display_name": slug,
+            "visibility": "list",
+            # The fallback metadata's tool set (what an unlisted model gets), not the
+            # hosted models' code-mode and deferred tools the fake model cannot play.
+            "supports_search_tool": False,
+            "use_responses_lite": False,
+            "experimental_supported_tools": [],
+        }
+        for key in ("tool_mode", "multi_agent_version", "multi_agent_reasoning_effort"):
+            entry.pop(key, None)
+        home = self.homes.home / ".codex"
+        path = home / "fake_catalog.json"
+        self.host(path).write_text(json.dumps({"models": [entry]}), encoding="utf-8")
+        config = self.host(home / "config.toml")
+        text = config.read_text(encoding="utf-8")
+        if "model_catalog_json" not in text:
+            config.write_text(f'model_catalog_json = "{path}"\n' + text, encoding="utf-8")
+        return self.host(path)
+
     # -- working directories -----------------------------------------------------------
     def git(self, args: Sequence[str], cwd: PurePosixPath) -> None:
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(self.homes.home), **GIT_ENV}
@@ -209,12 +243,19 @@ class AgentSandbox:
 
     # -- long-lived processes ----------------------------------------------------------
     def spawn(
-        self, cli: str, args: Sequence[str], *, cwd: str | PurePosixPath, stdin_pipe: bool = True
+        self,
+        cli: str,
+        args: Sequence[str],
+        *,
+        cwd: str | PurePosixPath,
+        stdin_pipe: bool = True,
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start ``cli args…`` (e.g. ``codex app-server``) with pipes for stdin/stdout."""
+        """Start ``cli args…`` (e.g. ``codex app-server``) with pipes for stdin/stdout;
+        ``env`` is added to the CLI's sandbox environment."""
         stdin = subprocess.PIPE if stdin_pipe else subprocess.DEVNULL
         argv = [CLIS[cli].executable(), *args]
-        return self.sandbox.spawn(argv, cwd=cwd, env=self.env(cli), stdin=stdin)
+        return self.sandbox.spawn(argv, cwd=cwd, env={**self.env(cli), **(env or {})}, stdin=stdin)
 
     def launcher(self) -> SandboxLauncher:
         """An :class:`~hangar.agents.launch.AgentLauncher` that starts the pinned CLIs inside
@@ -261,10 +302,18 @@ class SandboxLauncher:
         return CLIS[cli].executable() if cli is not None else None
 
     def launch(
-        self, executable: str, args: Sequence[str], *, cwd: Path | None = None
+        self,
+        executable: str,
+        args: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes] | None:
         cli = self._cli(executable)
         if cli is None:
             return None
         where = str(cwd) if cwd is not None else self.sandbox.homes.home
-        return self.sandbox.spawn(cli, args, cwd=where)
+        return self.sandbox.spawn(cli, args, cwd=where, env=env)
+
+    def connect(self, port: int, timeout: float = 10.0) -> socket.socket:
+        return self.sandbox.sandbox.connect(port, timeout)

@@ -10,14 +10,16 @@ Every request is appended to the JSONL request log: ``{seq, time, client, method
 api, kind, turn, status, headers, body, tools}`` with API keys redacted. ``kind`` is
 ``turn`` (played a scenario turn), ``side`` (a request offering no tools, e.g. opencode's
 title request: answered with the scenario ``title``, script untouched), ``retry`` (same
-conversation as a failed request: the error again), ``exhausted``, ``count_tokens``,
-``models`` or ``rejected``.
+conversation as a failed request: the error again), ``stall`` (a request held open and never
+answered), ``exhausted``, ``count_tokens``, ``models`` or ``rejected``.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import select
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -89,6 +91,8 @@ class Script:
         self.cursor = 0
         self.failed_conversation: str | None = None
         self.failure: tuple[int, str] | None = None
+        self.delay = 0.0
+        """The pause of the turn being answered (see scenarios' ``delay``)."""
 
     def load(self, scenario: Scenario) -> None:
         with self.lock:
@@ -105,6 +109,7 @@ class FakeModelServer:
         self._seq = 0
         self._log_lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
+        self.closing = threading.Event()
         self._httpd = ThreadingHTTPServer((host, port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
@@ -127,6 +132,7 @@ class FakeModelServer:
         self._thread.start()
 
     def close(self) -> None:
+        self.closing.set()  # held (stalled) requests give up
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -139,19 +145,22 @@ class FakeModelServer:
         with self._log_lock, self.request_log.open("a", encoding="utf-8") as out:
             out.write(json.dumps(entry, default=str) + "\n")
 
-    def plan_reply(self, api: str, body: Mapping[str, Any], seq: int) -> tuple[str, Any, Reply]:
-        """Decide the answer: ``(kind, turn index or None, reply)``; raises RequestRejected
-        with the scripted status for an error turn."""
+    def plan_reply(
+        self, api: str, body: Mapping[str, Any], seq: int
+    ) -> tuple[str, Any, Reply, float]:
+        """Decide the answer: ``(kind, turn index or None, reply, pause)``; raises
+        RequestRejected with the scripted status for an error turn. Kind ``stall``: hold the
+        request and never answer."""
         tools = offered_tools(api, body)
         script = self.script
         with script.lock:
             if not tools:
-                return "side", None, Reply(f"{seq:04d}", text=script.scenario.title)
+                return "side", None, Reply(f"{seq:04d}", text=script.scenario.title), 0.0
             conversation = json.dumps(body.get(CONVERSATION_KEY[api]), sort_keys=True)
             if script.failure and conversation == script.failed_conversation:
                 raise RequestRejected(*script.failure)  # a retry of the failed request
             if script.cursor >= len(script.scenario.turns):
-                return "exhausted", None, Reply(f"{seq:04d}", text=EXHAUSTED_TEXT)
+                return "exhausted", None, Reply(f"{seq:04d}", text=EXHAUSTED_TEXT), 0.0
             index = script.cursor
             turn = script.scenario.turns[index]
             script.cursor += 1
@@ -159,6 +168,8 @@ class FakeModelServer:
                 script.failed_conversation = conversation
                 script.failure = (turn.error_status, turn.error_message)
                 raise RequestRejected(turn.error_status, turn.error_message)
+            if turn.stall:
+                return "stall", index, Reply(f"{seq:04d}"), 0.0
         tool = None
         text = turn.text
         if turn.tool is not None:
@@ -169,7 +180,8 @@ class FakeModelServer:
             else:
                 prefix = "toolu_fake" if api == "messages" else "call_fake"
                 tool = ToolUse(f"{prefix}{seq:04d}", name, args)
-        return "turn", index, Reply(f"{seq:04d}", text=text, reasoning=turn.reasoning, tool=tool)
+        reply = Reply(f"{seq:04d}", text=text, reasoning=turn.reasoning, tool=tool)
+        return "turn", index, reply, turn.delay
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -245,11 +257,29 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.log(entry)
             self._send_error(api, rejected)
             return
+        pause = float(entry.pop("_pause", 0.0))
         self.fake.log(entry)
-        if isinstance(answer, list):
-            self._send_sse(answer)
+        if entry["kind"] == "stall":
+            self._hold()
+        elif isinstance(answer, list):
+            self._send_sse(answer, pause)
         else:
             self._send_json(200, answer)
+
+    def _hold(self) -> None:
+        """Never answer: wait until the client closes the connection or the server stops."""
+        self.close_connection = True
+        sock = self.connection
+        while not self.fake.closing.is_set():
+            readable, _, _ = select.select([sock], [], [], 0.2)
+            if not readable:
+                continue
+            try:
+                if not sock.recv(1, socket.MSG_PEEK):
+                    return  # the client went away
+            except OSError:
+                return
+            time.sleep(0.2)  # bytes we do not read (a pipelined request): keep holding
 
     def _read_body(self, entry: dict[str, Any]) -> Mapping[str, Any]:
         length = int(self.headers.get("content-length") or 0)
@@ -276,7 +306,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestRejected(400, "fake model: only streamed requests (stream: true)")
         entry["tools"] = [tool.name for tool in offered_tools(api, body)]
         try:
-            kind, turn, reply = self.fake.plan_reply(api, body, seq)
+            kind, turn, reply, pause = self.fake.plan_reply(api, body, seq)
         except RequestRejected:
             entry["kind"] = "error"
             raise
@@ -284,20 +314,27 @@ class _Handler(BaseHTTPRequestHandler):
             # an error turn (or a retry of it) is the one just consumed
             entry["turn"] = self.fake.script.cursor - 1
         entry["kind"], entry["turn"] = kind, turn
+        if pause:
+            entry["_pause"] = pause
+        if kind == "stall":
+            return []
         if api == "responses":
             return responses_stream(reply)
         if api == "chat":
             return chat_stream(reply)
         return messages_stream(reply, str(body.get("model") or MODEL))
 
-    def _send_sse(self, events: list[SseEvent]) -> None:
+    def _send_sse(self, events: list[SseEvent], pause: float = 0.0) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        for name, data in events:
+        halfway = len(events) // 2
+        for position, (name, data) in enumerate(events):
+            if pause and position == halfway:
+                self.fake.closing.wait(pause)
             payload = data if isinstance(data, str) else json.dumps(data)
             frame = (f"event: {name}\n" if name else "") + f"data: {payload}\n\n"
             self.wfile.write(frame.encode("utf-8"))

@@ -29,9 +29,13 @@ Each turn answers one model request and holds exactly one action:
   request offers, with exactly those arguments (for what the neutral roles cannot say: an
   invalid update, a sub-agent task, a tool call the CLI will reject);
 - ``forced_call: {tool: <name>, arguments: {…}}`` — one call to that tool even when the
-  request does not offer it (a call the CLI must refuse, e.g. one its policy denies).
+  request does not offer it (a call the CLI must refuse, e.g. one its policy denies);
+- ``stall: true`` — the request is accepted and never answered (a model that hangs): the
+  connection stays open until the client gives up or the server stops.
 
 Any turn may add ``reasoning: str``; a tool turn may add ``text`` streamed before the call.
+Any answered turn may add ``delay: seconds``: the stream pauses that long half-way (after the
+first deltas), so a test can act while a reply is still streaming.
 When the script runs out, every further request gets the text
 ``fake model: scenario exhausted`` so a CLI ends its turn instead of hanging.
 """
@@ -48,7 +52,18 @@ import yaml
 
 from hangar.errors import HangarError
 
-ACTIONS = ("text", "shell", "plan", "write", "edit", "read", "call", "forced_call", "error")
+ACTIONS = (
+    "text",
+    "shell",
+    "plan",
+    "write",
+    "edit",
+    "read",
+    "call",
+    "forced_call",
+    "error",
+    "stall",
+)
 TOOL_ROLES = ("shell", "plan", "write", "edit", "read", "call", "forced_call")
 PLAN_STATUSES = ("pending", "in_progress", "completed", "cancelled")
 EXHAUSTED_TEXT = "fake model: scenario exhausted"
@@ -90,6 +105,8 @@ class Turn:
     tool: ToolCall | None = None
     error_status: int | None = None
     error_message: str = ""
+    stall: bool = False
+    delay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -139,17 +156,24 @@ def _plan_items(source: str, value: Any) -> tuple[tuple[PlanItem, ...], str | No
 def _turn(source: str, raw: Any) -> Turn:
     if not isinstance(raw, Mapping):
         raise ScenarioError(source=source, problem=f"a turn must be a mapping, got {raw!r}")
-    unknown = set(raw) - {*ACTIONS, "reasoning"}
+    unknown = set(raw) - {*ACTIONS, "reasoning", "delay"}
     if unknown:
         raise ScenarioError(source=source, problem=f"unknown turn keys {sorted(unknown)}")
     roles = [key for key in TOOL_ROLES if key in raw]
-    actions = roles + [key for key in ("error",) if key in raw]
+    actions = roles + [key for key in ("error", "stall") if key in raw]
     if len(actions) > 1 or (not actions and "text" not in raw):
         raise ScenarioError(
             source=source, problem=f"a turn holds exactly one action, got {sorted(raw)}"
         )
     reasoning = raw.get("reasoning")
     text = raw.get("text")
+    delay = raw.get("delay", 0)
+    if not isinstance(delay, int | float) or isinstance(delay, bool) or not 0 <= delay <= 600:
+        raise ScenarioError(source=source, problem=f"delay must be 0..600 seconds: {delay!r}")
+    if "stall" in raw:
+        if raw["stall"] is not True:
+            raise ScenarioError(source=source, problem="stall takes `true`")
+        return Turn(stall=True)
     if "error" in raw:
         error = raw["error"] or {}
         return Turn(
@@ -157,7 +181,7 @@ def _turn(source: str, raw: Any) -> Turn:
             error_message=str(error.get("message", "fake model: scripted failure")),
         )
     if not roles:
-        return Turn(text=str(text), reasoning=reasoning)
+        return Turn(text=str(text), reasoning=reasoning, delay=float(delay))
     role = roles[0]
     value = raw[role]
     if role == "plan":
@@ -183,7 +207,7 @@ def _turn(source: str, raw: Any) -> Turn:
         if not isinstance(value, Mapping) or any(k not in value for k in required[role]):
             raise ScenarioError(source=source, problem=f"{role} needs {required[role]}")
         call = ToolCall(role, dict(value))
-    return Turn(text=text, reasoning=reasoning, tool=call)
+    return Turn(text=text, reasoning=reasoning, tool=call, delay=float(delay))
 
 
 def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Scenario:

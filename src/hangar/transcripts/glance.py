@@ -26,6 +26,7 @@ import msgspec
 
 from hangar.agents.base import AgentStore, ResumableProjector, SessionSource
 from hangar.model import Checklist, ContextUsage, Message
+from hangar.regular_files import open_regular
 from hangar.transcripts.lines import LineReader, is_compressed
 from hangar.transcripts.tail import MarkRecorder
 
@@ -52,7 +53,7 @@ def line_start_at_or_after(path: Path, offset: int) -> int:
     """The offset of the first line that starts at or after ``offset``."""
     if offset <= 0:
         return 0
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(offset - 1)
         position = offset - 1
         while True:

@@ -4,6 +4,11 @@ Only complete lines (ending in ``\\n``) are returned; a partial last line is lef
 read, and :attr:`LineReader.end_offset` stops before it. Lines of any length are supported
 (they are assembled from fixed-size chunks). ``.zst`` files are decompressed as a stream and
 always read from the start (offsets then count decompressed bytes).
+
+Every line is passed through :func:`~hangar.tolerant_lines.tolerant_line` before a parser
+sees it: a byte that is not UTF-8 becomes U+FFFD, and so does a lone surrogate escape
+(``\ud83d`` without its pair, what a cut-off emoji becomes), so a strict JSON decoder keeps
+the line and its text instead of dropping it. Offsets always count the bytes as stored.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 import zstandard
+
+from hangar.regular_files import open_regular
+from hangar.tolerant_lines import tolerant_line
 
 CHUNK_BYTES = 1 << 20
 
@@ -45,7 +53,7 @@ class LineReader:
         return raw
 
     def __iter__(self) -> Iterator[bytes]:
-        with self.path.open("rb", buffering=CHUNK_BYTES) as raw:
+        with open_regular(self.path, buffering=CHUNK_BYTES) as raw:
             stream = self._stream(raw)
             compressed = stream is not raw
             end = self.end_offset
@@ -57,7 +65,7 @@ class LineReader:
                     end += len(line)
                     if line[:1] == b"{" or line.strip():
                         self.line_start = start
-                        yield line[:-1]
+                        yield tolerant_line(line[:-1])
             finally:
                 self.end_offset = end
             if compressed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 
-from hangar.errors import UsageError
+from hangar.errors import UsageError, shown
 from hangar.model import Checklist, ContextUsage, Message, Transcript
 
 DEFAULT_LIMIT = 50
@@ -30,9 +30,9 @@ def decode_cursor(cursor: str) -> int:
             raise ValueError(kind)
         value = int(number)
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise UsageError(f"invalid beforeCursor: {cursor!r}") from None
+        raise UsageError(f"invalid beforeCursor: {shown(cursor)!r}") from None
     if value < 0:
-        raise UsageError(f"invalid beforeCursor: {cursor!r}")
+        raise UsageError(f"invalid beforeCursor: {shown(cursor)!r}")
     return value
 
 

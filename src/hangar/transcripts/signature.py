@@ -19,6 +19,8 @@ from typing import Literal
 
 import msgspec
 
+from hangar.regular_files import open_regular
+
 HEAD_BYTES = 4096
 
 Change = Literal["same", "appended", "rewritten"]
@@ -46,7 +48,7 @@ class FileSignature(msgspec.Struct, frozen=True):
 
 
 def _head_hash(path: Path, length: int) -> str:
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         return hashlib.blake2b(handle.read(length), digest_size=16).hexdigest()
 
 

@@ -39,6 +39,8 @@ from hangar.model import (
     ToolBlock,
     Usage,
 )
+from hangar.regular_files import open_regular
+from hangar.tolerant_lines import tolerant_line
 
 ChildLoader = Callable[[str, Any], list[Message] | None]
 
@@ -286,8 +288,8 @@ class ClaudeProjector(TurnProjector):
 def read_child(path: Path) -> list[Message]:
     """All messages of a sub-agent transcript (read-only, whole file)."""
     projector = ClaudeProjector(child=True)
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for line in handle:
             if line.strip():
-                projector.feed(line.rstrip(b"\r\n"))
+                projector.feed(tolerant_line(line.rstrip(b"\r\n")))
     return projector.take().messages

@@ -1,9 +1,10 @@
-"""Codex's control facet: lifecycle operations through Codex's own interfaces
-(RW-162, RW-163, RW-169..172).
+"""Codex's control facet: lifecycle and turns through Codex's own interfaces
+(RW-162, RW-163, RW-169..172; continuing a thread: :mod:`hangar.agents.codex.live_turns`).
 
-:class:`CodexControl` starts ``codex app-server`` on first use (through the device's launcher,
-only when a ``codex`` executable is installed) and keeps that one process for a batch of
-operations; :meth:`CodexControl.close` ends it.
+:class:`CodexControl` talks to the executor's one resident ``codex app-server``
+(:mod:`hangar.agents.codex.resident`), started on first use through the device's launcher,
+only when a ``codex`` executable is installed; :meth:`CodexControl.close` ends it when the
+executor stops.
 
 * ``archive`` → ``thread/archive`` (Codex moves the rollout to ``archived_sessions/``). On the
   exact error ``no rollout found for thread id`` the thread is stale: ``thread/delete`` removes
@@ -13,20 +14,38 @@ operations; :meth:`CodexControl.close` ends it.
   ``$CODEX_HOME/session_index.jsonl`` exactly as Codex writes it (append-only, last one wins).
 * ``delete`` → ``thread/delete``; a server that does not know the method answers
   ``unsupported`` from then on (the executor then moves the files into its trash itself).
+  A delete that never answers ends the server (RW-176) unless a turn runs on it: then deletes
+  stop using the agent until the server is restarted.
+* ``create`` → ``thread/start`` then ``turn/start``.
+* ``send``/``guidance``/``cancel``/``compact``/``goal``/``models`` → ``turn/start``,
+  ``turn/steer``, ``turn/interrupt``, ``thread/compact/start``, ``thread/goal/get``,
+  ``model/list``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from hangar.agents.codex.app_server import AppServerError, AppServerTimeout, CodexAppServer
-from hangar.agents.control import AgentControl, ControlResult, Handle
+from hangar.agents.codex.live_turns import CodexTurns, CodexUnavailable
+from hangar.agents.codex.resident import ResidentAppServer
+from hangar.agents.control import AgentControl, ControlResult, Handle, Operation
 from hangar.agents.homes import AgentHome
 from hangar.agents.launch import AgentLauncher
+from hangar.agents.turns import (
+    GuidanceOutcome,
+    ModelOption,
+    StartedTurn,
+    TurnObserver,
+    TurnRequest,
+)
+from hangar.agents.watchdog import DEFAULT_TIMEOUT
+from hangar.errors import UsageError
 
 VIA_APP_SERVER = "codex-app-server"
 VIA_SESSION_INDEX = "codex-session-index"
@@ -37,32 +56,107 @@ DELETE_TIMEOUT = 120.0
 class CodexControl(AgentControl):
     runtime: ClassVar[str] = "codex"
     keeps_archive_state: ClassVar[bool] = True
+    operations: ClassVar[frozenset[Operation]] = frozenset(
+        {"send", "create", "cancel", "guidance", "compact", "goal", "models"}
+    )
 
-    def __init__(self, home: AgentHome, launcher: AgentLauncher) -> None:
-        super().__init__(home, launcher)
-        self._server: CodexAppServer | None = None
-        self._tried = False
+    def __init__(
+        self,
+        home: AgentHome,
+        launcher: AgentLauncher,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(home, launcher, settings)
+        self.host = ResidentAppServer(launcher)
+        timeout = float(self.settings.get("codex_turn_startup_timeout_seconds", DEFAULT_TIMEOUT))
+        self.turns = CodexTurns(self.host, startup_timeout=timeout)
         self._has_delete = True
+        self._installed: bool | None = None
 
     def server(self) -> CodexAppServer | None:
-        """The batch's app-server, started on first use; ``None`` when Codex is not installed."""
-        if not self._tried:
-            self._tried = True
-            process = self.launcher.launch("codex", ["app-server"])
-            if process is not None:
-                server = CodexAppServer(["codex", "app-server"])
-                try:
-                    server.attach(process)
-                except BaseException:
-                    server.close()
-                    raise
-                self._server = server
-        return self._server
+        """The resident app-server, started on first use; ``None`` when Codex is not
+        installed."""
+        if self._installed is None:
+            self._installed = self.launcher.which("codex") is not None
+        return self.host.get() if self._installed else None
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            self._server = None
+        self.host.close()
+
+    def configure(self, environment: Mapping[str, str]) -> None:
+        self.host.configure(environment)
+
+    # -- turns ------------------------------------------------------------------------------
+    def _thread(self, handle: Handle) -> str:
+        thread = handle.get("threadId")
+        if not thread:
+            raise UsageError("this Codex task has no thread id to continue")
+        if self.server() is None:
+            raise CodexUnavailable()
+        return thread
+
+    def send(self, handle: Handle, request: TurnRequest, observer: TurnObserver) -> StartedTurn:
+        return self.turns.send(self._thread(handle), request, observer)
+
+    def create(
+        self, cwd: Path, request: TurnRequest, observer: TurnObserver
+    ) -> tuple[dict[str, str], StartedTurn]:
+        if self.server() is None:
+            raise CodexUnavailable()
+        thread_id, started = self.turns.create(cwd, request, observer)
+        return {"threadId": thread_id}, started
+
+    def guidance(self, handle: Handle, text: str, client_guidance_id: str) -> GuidanceOutcome:
+        return self.turns.steer(self._thread(handle), text, client_guidance_id)
+
+    def cancel(self, handle: Handle) -> bool:
+        thread = handle.get("threadId")
+        return bool(thread) and self.turns.interrupt(str(thread))
+
+    def compact(self, handle: Handle, observer: TurnObserver, cwd: Path | None) -> StartedTurn:
+        return self.turns.compact(self._thread(handle), observer)
+
+    def goal(self, handle: Handle) -> dict[str, Any] | None:
+        thread = self._thread(handle)
+        server = self.server()
+        assert server is not None
+        if not self.turns.running(thread):
+            server.request("thread/resume", {"threadId": thread, "excludeTurns": True})
+        goal = server.request("thread/goal/get", {"threadId": thread}).get("goal")
+        return goal if isinstance(goal, dict) else None
+
+    def models(self) -> list[ModelOption]:
+        server = self.server()
+        if server is None:
+            raise CodexUnavailable()
+        found: list[ModelOption] = []
+        cursor: str | None = None
+        for _ in range(20):  # pages; a catalog is small
+            params: dict[str, Any] = {"includeHidden": False}
+            if cursor:
+                params["cursor"] = cursor
+            page = server.request("model/list", params)
+            for entry in page.get("data") or []:
+                if not isinstance(entry, dict):
+                    continue
+                efforts = tuple(
+                    str(e.get("reasoningEffort"))
+                    for e in entry.get("supportedReasoningEfforts") or []
+                    if isinstance(e, dict) and e.get("reasoningEffort")
+                )
+                found.append(
+                    ModelOption(
+                        id=str(entry.get("model") or entry.get("id")),
+                        display_name=str(entry.get("displayName") or entry.get("model")),
+                        model_type="codex",
+                        is_default=bool(entry.get("isDefault")),
+                        efforts=efforts,
+                    )
+                )
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        return found
 
     # -- operations -------------------------------------------------------------------------
     def archive(self, handle: Handle, source_path: Path | None) -> ControlResult:
@@ -93,9 +187,12 @@ class CodexControl(AgentControl):
             server.request("thread/delete", {"threadId": thread}, timeout=DELETE_TIMEOUT)
         except AppServerTimeout:
             # RW-176: never stack a second thread/delete on a server still busy with the
-            # first: end this server; the caller marks the item failed and retries later.
-            self.close()
-            self._tried = False
+            # first: end this server (unless a user's turn runs on it: then deletes stop
+            # using it); the caller marks the item failed and retries later.
+            if self.turns.busy():
+                self._has_delete = False
+            else:
+                self.host.restart()
             raise
         except AppServerError as exc:
             if exc.is_missing_rollout:

@@ -19,6 +19,7 @@ from hangar.agents.codex.context import visible_request
 from hangar.agents.peek import head_lines, tail_lines
 from hangar.agents.text import content_text
 from hangar.agents.timestamps import iso_from_seconds
+from hangar.regular_files import read_regular_bytes
 
 _THREAD_ID = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$", re.I
@@ -56,7 +57,7 @@ def thread_id_from_name(path: Path) -> str | None:
 def read_thread_names(index: Path) -> dict[str, str]:
     names: dict[str, str] = {}
     try:
-        data = index.read_bytes()
+        data = read_regular_bytes(index)
     except OSError:
         return names
     for line in data.split(b"\n"):

@@ -47,6 +47,8 @@ from hangar.model import (
     ThinkingBlock,
     ToolBlock,
 )
+from hangar.regular_files import open_regular
+from hangar.tolerant_lines import tolerant_line
 
 _IGNORED_EVENTS = frozenset(
     {
@@ -223,7 +225,9 @@ class CodexProjector(TurnProjector):
         turn = self.turns[-1] if self.turns else None
         if not isinstance(turn, CodexTurn) or self._opens_turn(turn):
             self._new_turn(None, explicit=False)
-        self._turn().users.append(entry)
+        turn = self._turn()
+        entry.position = len(turn.entries)  # where it came: after the output so far (a steer)
+        turn.users.append(entry)
 
     @staticmethod
     def _opens_turn(turn: CodexTurn) -> bool:
@@ -651,8 +655,8 @@ _EVENT_HANDLERS = {
 def read_child(path: Path) -> list[Message]:
     """All messages of a child rollout (whole file, read-only; no grandchildren)."""
     projector = CodexProjector(path.stem)
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for line in handle:
             if line.endswith(b"\n") and line.strip():
-                projector.feed(line[:-1])
+                projector.feed(tolerant_line(line[:-1]))
     return projector.take().messages

@@ -4,6 +4,10 @@ A turn holds the user's request entries and the assistant's items in file order.
 Codex writes twice (a ``response_item`` and an ``event_msg`` for the same text or reasoning,
 an ``item_completed`` beside the user ``response_item``) are de-duplicated at render time, so
 the result does not depend on which of the pair came first.
+
+A user message that arrives while the turn already has output (guidance, ``turn/steer``) is
+rendered where it came: the assistant's output before it is one message, the output after it
+another, all of the same turn (RW-136, RW-137) — the order the live view showed.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class UserEntry:
     client_id: str | None
     from_event: bool
     timestamp: str | None
+    position: int = 0
+    """How many assistant entries the turn had when this request came (0: it opened it)."""
 
 
 @dataclass
@@ -85,7 +91,7 @@ class CodexTurn(TurnState):
             return "failed"
         return "cancelled" if self.explicit else "done"
 
-    def _user_messages(self, first_index: int) -> list[Message]:
+    def _user_entries(self) -> list[UserEntry]:
         from_events = any(u.from_event for u in self.users)
         merged: dict[str, UserEntry] = {}
         for user in self.users:
@@ -96,39 +102,45 @@ class CodexTurn(TurnState):
             seen = merged.get(key)
             if seen is None:
                 merged[key] = UserEntry(
-                    user.text, list(user.attachments), user.client_id, True, user.timestamp
+                    user.text,
+                    list(user.attachments),
+                    user.client_id,
+                    True,
+                    user.timestamp,
+                    user.position,
                 )
                 continue
+            seen.position = min(seen.position, user.position)
             seen.client_id = seen.client_id or user.client_id
             for attachment in user.attachments:
                 if attachment not in seen.attachments:
                     seen.attachments.append(attachment)
-        out: list[Message] = []
-        for position, user in enumerate(merged.values()):
-            out.append(
-                Message(
-                    index=first_index + position,
-                    id=f"{self.turn_id}:user:{position}",
-                    role="user",
-                    turn_id=self.turn_id,
-                    created_at=user.timestamp,
-                    content=user.text,
-                    client_user_message_id=user.client_id,
-                    attachments=user.attachments or None,
-                )
-            )
-        return out
+        return list(merged.values())
 
-    def _blocks(self, status: MessageStatus) -> tuple[list[Block], str]:
+    def _user_message(self, user: UserEntry, number: int, index: int) -> Message:
+        return Message(
+            index=index,
+            id=f"{self.turn_id}:user:{number}",
+            role="user",
+            turn_id=self.turn_id,
+            created_at=user.timestamp,
+            content=user.text,
+            client_user_message_id=user.client_id,
+            attachments=user.attachments or None,
+        )
+
+    def _blocks(self, status: MessageStatus) -> list[tuple[int, Block]]:
+        """The turn's blocks, de-duplicated, each with the index of the entry it came from
+        (``len(entries)`` for the final text Codex reported without an item)."""
         item_texts = {
             (e.kind, e.block.text)
             for e in self.entries
             if not e.from_event and isinstance(e.block, TextBlock | ThinkingBlock)
         }
         has_compaction = any(e.kind == "compaction" and not e.from_event for e in self.entries)
-        blocks: list[Block] = []
-        final_text = ""
-        for entry in self.entries:
+        blocks: list[tuple[int, Block]] = []
+        has_text = False
+        for number, entry in enumerate(self.entries):
             block = entry.block
             if entry.from_event:
                 if isinstance(block, TextBlock | ThinkingBlock):
@@ -137,7 +149,7 @@ class CodexTurn(TurnState):
                 elif isinstance(block, CompactionBlock) and has_compaction:
                     continue
             if isinstance(block, TextBlock):
-                final_text = block.text
+                has_text = True
             elif (
                 isinstance(block, ToolBlock)
                 and block.status == "running"
@@ -145,31 +157,47 @@ class CodexTurn(TurnState):
             ):
                 settled = "cancelled" if status in ("cancelled", "failed") else "done"
                 block = msgspec.structs.replace(block, status=settled)
-            blocks.append(block)
-        if not final_text and self.last_agent_message:
-            final_text = self.last_agent_message
-            blocks.append(TextBlock(final_text))
-        return blocks, final_text
+            blocks.append((number, block))
+        if not has_text and self.last_agent_message:
+            blocks.append((len(self.entries), TextBlock(self.last_agent_message)))
+        return blocks
 
     def render(self, first_index: int, is_last: bool) -> list[Message]:
-        out = self._user_messages(first_index)
+        users = sorted(self._user_entries(), key=lambda u: u.position)
         status = self.status(is_last)
-        blocks, final_text = self._blocks(status)
-        if blocks or self.error or status in ("cancelled", "failed"):
+        blocks = self._blocks(status)
+        out: list[Message] = []
+        # Requests that opened the turn, then each stretch of output and the request after it.
+        cuts = sorted({u.position for u in users if u.position > 0})
+        stretches: list[list[Block]] = [[] for _ in range(len(cuts) + 1)]
+        for number, block in blocks:
+            stretches[sum(1 for cut in cuts if number >= cut)].append(block)
+        for stretch_number, stretch in enumerate(stretches):
+            low = cuts[stretch_number - 1] if stretch_number else 0
+            for user in users:
+                if (user.position == 0 and stretch_number == 0) or (
+                    stretch_number and user.position == low
+                ):
+                    out.append(self._user_message(user, users.index(user), first_index + len(out)))
+            last = stretch_number == len(stretches) - 1
+            if not stretch and not (last and (self.error or status in ("cancelled", "failed"))):
+                continue
+            texts = [b.text for b in stretch if isinstance(b, TextBlock)]
             out.append(
                 Message(
                     index=first_index + len(out),
-                    id=f"{self.turn_id}:assistant",
+                    id=f"{self.turn_id}:assistant"
+                    + (f":{stretch_number}" if stretch_number else ""),
                     role="assistant",
                     turn_id=self.turn_id,
                     created_at=self.assistant_at or self.started_at,
-                    completed_at=self.completed_at,
-                    status=status,
-                    content=final_text,
-                    blocks=blocks,
-                    usage=self.usage,
+                    completed_at=self.completed_at if last else None,
+                    status=status if last else "done",
+                    content=texts[-1] if texts else "",
+                    blocks=stretch,
+                    usage=self.usage if last else None,
                     model=self.model,
-                    error=self.error,
+                    error=self.error if last else None,
                 )
             )
         return out

@@ -16,6 +16,7 @@ from pathlib import Path
 from hangar.agents.json_fields import JsonObject, as_map, as_str
 from hangar.agents.json_records import SkipCounter
 from hangar.agents.opencode.project import RawMessage, RawSession
+from hangar.regular_files import read_regular_bytes
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -26,7 +27,7 @@ def read_json(path: Path, skipped: SkipCounter) -> object:
         if path.stat().st_size > MAX_FILE_BYTES:
             skipped.add("oversized_file")
             return None
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
     except OSError:
         skipped.add("unreadable_file")
         return None

@@ -17,9 +17,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from hangar.errors import HangarError
+from hangar.errors import HangarError, shown
 
 log = logging.getLogger("hangar.hub")
+MAX_PROBLEMS = 20
+"""Validation problems listed in one answer (the rest are counted)."""
+
 
 _HTTP_CODES = {
     400: "bad_request",
@@ -75,16 +78,20 @@ def _hangar_error(request: Request, exc: Exception) -> Response:
 
 def _validation_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
     problems = [
         {
-            "field": ".".join(str(part) for part in err.get("loc", ()) if part != "body"),
-            "problem": err.get("msg", "invalid"),
+            "field": shown(".".join(str(part) for part in err.get("loc", ()) if part != "body")),
+            "problem": shown(str(err.get("msg", "invalid")), 200),
         }
-        for err in exc.errors()
+        for err in errors[:MAX_PROBLEMS]
     ]
     first = problems[0] if problems else {"field": "", "problem": "invalid request"}
     message = f"{first['field'] or 'request'}: {first['problem']}"
-    return error_response(422, "invalid_request", message, {"problems": problems})
+    details: dict[str, Any] = {"problems": problems}
+    if len(errors) > MAX_PROBLEMS:
+        details["more"] = len(errors) - MAX_PROBLEMS
+    return error_response(422, "invalid_request", message, details)
 
 
 def _http_error(request: Request, exc: Exception) -> Response:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from hangar.hub.api.limits import PathId
 from hangar.hub.context import Hub
 from hangar.hub.store import comments as comments_repo
 from hangar.hub.store import issues as issues_repo
@@ -98,12 +99,12 @@ def create_issue(body: IssueCreate, ctx: Hub) -> dict[str, Any]:
 
 
 @router.get("/issues/{key}", summary="One issue")
-def get_issue(key: str, ctx: Hub) -> dict[str, Any]:
+def get_issue(key: PathId, ctx: Hub) -> dict[str, Any]:
     return issues_repo.get_issue(ctx.engine, ctx.workspace, key)
 
 
 @router.patch("/issues/{key}", summary="Change some fields of an issue")
-def patch_issue(key: str, body: IssuePatch, ctx: Hub) -> dict[str, Any]:
+def patch_issue(key: PathId, body: IssuePatch, ctx: Hub) -> dict[str, Any]:
     issue = issues_repo.update_issue(
         ctx.engine, ctx.workspace, key, body.model_dump(exclude_unset=True)
     )
@@ -112,12 +113,12 @@ def patch_issue(key: str, body: IssuePatch, ctx: Hub) -> dict[str, Any]:
 
 
 @router.get("/issues/{key}/comments", summary="Comments of an issue, flat, oldest first")
-def list_comments(key: str, ctx: Hub) -> dict[str, Any]:
+def list_comments(key: PathId, ctx: Hub) -> dict[str, Any]:
     return {"comments": comments_repo.list_comments(ctx.engine, ctx.workspace, key)}
 
 
 @router.post("/issues/{key}/comments", status_code=201, summary="Comment (or reply to one)")
-def add_comment(key: str, body: CommentCreate, ctx: Hub) -> dict[str, Any]:
+def add_comment(key: PathId, body: CommentCreate, ctx: Hub) -> dict[str, Any]:
     comment = comments_repo.add_comment(
         ctx.engine, ctx.workspace, key, body.body, parent_id=body.parentId
     )

@@ -12,8 +12,13 @@ Shapes (camelCase JSON):
 - ``PUT /api/local-runs/{runId}/usage`` ``{usage: [{provider, model, inputTokens, outputTokens,
   cacheReadTokens, cacheWriteTokens}]}`` (cumulative) → run.
 - ``POST /api/local-runs/{runId}/messages`` ``{type, source, sourceKey, content?, tool?, input?,
-  output?}`` → 201 with the stored message (``seq``…) or 200 with the one stored before.
+  output?}`` → 201 with the stored message (``seq``…, ``truncated`` when a field was cut) or
+  200 with the one stored before.
 - ``GET /api/local-runs/{runId}/messages?since=SEQ&limit=N`` → ``{messages, nextSince}``.
+
+Run messages and usage are decoded once here (:mod:`hangar.model.run_messages`, strict
+types, 422 naming the field) and redacted and bounded before the store takes its write lock;
+the limits are in :mod:`hangar.hub.api.limits` and docs/api.md.
 
 Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {runId, seq}``.
 """
@@ -25,13 +30,24 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from hangar.errors import UsageError
+from hangar.hub.api.limits import MAX_COUNT, MAX_EXIT_CODE, MIN_EXIT_CODE, PathId
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.store import local_runs as repo
-from hangar.localrun.messages import RunMessage
+from hangar.model.run_messages import (
+    InvalidRunMessage,
+    PostedMessage,
+    RunMessage,
+    UsageEntry,
+    UsageReport,
+    decode_run_message,
+    decode_usage,
+)
+from hangar.protocol.codec import InvalidRequest
+from hangar.redaction import redact_text
 
 router = APIRouter(prefix="/api", tags=["local runs"])
 
@@ -44,47 +60,43 @@ class RunCreate(_Body):
     cliName: str = Field(min_length=1, max_length=100)
     workDir: str = Field(default="", max_length=4096)
     contextDir: str | None = Field(default=None, max_length=4096)
-    commentsMode: str = "thread"
+    commentsMode: str = Field(default="thread", max_length=20)
     noStatusUpdate: bool = False
     source: str = Field(default="hangar-cli", max_length=100)
     sourceKey: str | None = Field(default=None, max_length=300)
 
 
 class RunPatch(_Body):
-    status: str | None = None
-    exitCode: int | None = None
+    status: str | None = Field(default=None, max_length=20)
+    exitCode: int | None = Field(default=None, ge=MIN_EXIT_CODE, le=MAX_EXIT_CODE)
     error: str | None = Field(default=None, max_length=20_000)
-    activeMs: int | None = Field(default=None, ge=0)
+    activeMs: int | None = Field(default=None, ge=0, le=MAX_COUNT)
     contextDir: str | None = Field(default=None, max_length=4096)
 
 
-class UsageItem(_Body):
-    provider: str = Field(min_length=1, max_length=100)
-    model: str = Field(default="", max_length=200)
-    inputTokens: int = Field(default=0, ge=0)
-    outputTokens: int = Field(default=0, ge=0)
-    cacheReadTokens: int = Field(default=0, ge=0)
-    cacheWriteTokens: int = Field(default=0, ge=0)
+def _invalid(exc: InvalidRunMessage) -> InvalidRequest:
+    return InvalidRequest(problems=[{"field": exc.field, "problem": exc.problem}])
 
 
-class UsagePut(_Body):
-    usage: list[UsageItem] = Field(max_length=100)
+def _json_body(schema: type[Any]) -> dict[str, Any]:
+    """OpenAPI for a route that decodes its own body (msgspec, not pydantic)."""
+    import msgspec
 
-
-class MessageIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    type: str
-    source: str = Field(default="local-run", min_length=1, max_length=100)
-    sourceKey: str = Field(min_length=1, max_length=500)
-    content: str = Field(default="", max_length=1_000_000)
-    tool: str | None = Field(default=None, max_length=200)
-    input: dict[str, Any] | None = None
-    output: str | None = Field(default=None, max_length=1_000_000)
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": msgspec.json.schema(schema)}},
+        }
+    }
 
 
 @router.post("/issues/{key}/local-runs", status_code=201, summary="Start a local run")
-def create_run(key: str, body: RunCreate, ctx: Hub) -> JSONResponse:
-    run, created, token = repo.create_run(ctx.engine, ctx.workspace, key, body.model_dump())
+def create_run(key: PathId, body: RunCreate, ctx: Hub) -> JSONResponse:
+    fields = body.model_dump()
+    started_from = redact_text(body.workDir or ".")
+    run, created, token = repo.create_run(
+        ctx.engine, ctx.workspace, key, fields, started_from=started_from
+    )
     if created:
         ctx.events.publish("issue.changed", {"key": run["issueKey"]})
         ctx.events.publish(
@@ -95,18 +107,21 @@ def create_run(key: str, body: RunCreate, ctx: Hub) -> JSONResponse:
 
 
 @router.get("/issues/{key}/local-runs", summary="Runs of an issue, newest first")
-def list_runs(key: str, ctx: Hub) -> dict[str, Any]:
+def list_runs(key: PathId, ctx: Hub) -> dict[str, Any]:
     return {"runs": repo.list_runs(ctx.engine, ctx.workspace, key)}
 
 
 @router.get("/local-runs/{run_id}", summary="One run with usage and message count")
-def get_run(run_id: str, ctx: Hub) -> dict[str, Any]:
+def get_run(run_id: PathId, ctx: Hub) -> dict[str, Any]:
     return repo.get_run(ctx.engine, ctx.workspace, run_id)
 
 
 @router.patch("/local-runs/{run_id}", summary="Heartbeat and status (terminal is sticky)")
-def patch_run(run_id: str, body: RunPatch, ctx: Hub) -> dict[str, Any]:
+def patch_run(run_id: PathId, body: RunPatch, ctx: Hub) -> dict[str, Any]:
     fields = body.model_dump(exclude_unset=True)
+    for name in ("error", "contextDir"):
+        if isinstance(fields.get(name), str):
+            fields[name] = redact_text(fields[name])  # before the write lock is taken
     run = repo.patch_run(ctx.engine, ctx.workspace, run_id, fields)
     if "status" in fields:
         ctx.events.publish(
@@ -116,21 +131,43 @@ def patch_run(run_id: str, body: RunPatch, ctx: Hub) -> dict[str, Any]:
     return run
 
 
-@router.put("/local-runs/{run_id}/usage", summary="Cumulative token usage per provider+model")
-def put_usage(run_id: str, body: UsagePut, ctx: Hub) -> dict[str, Any]:
-    repo.put_usage(ctx.engine, run_id, [item.model_dump() for item in body.usage])
+def _put_usage(ctx: HubContext, run_id: str, body: bytes) -> dict[str, Any]:
+    try:
+        entries: list[UsageEntry] = decode_usage(body)
+    except InvalidRunMessage as exc:
+        raise _invalid(exc) from None
+    repo.put_usage(ctx.engine, run_id, entries)
     return repo.get_run(ctx.engine, ctx.workspace, run_id)
 
 
-@router.post("/local-runs/{run_id}/messages", status_code=201, summary="Add a run message")
-def add_message(run_id: str, body: MessageIn, ctx: Hub) -> JSONResponse:
-    data = body.model_dump()
-    data["input"] = data.get("input") or {}
+@router.put(
+    "/local-runs/{run_id}/usage",
+    summary="Cumulative token usage per provider+model",
+    openapi_extra=_json_body(UsageReport),
+)
+async def put_usage(run_id: PathId, request: Request, ctx: Hub) -> JSONResponse:
+    body = await request.body()  # bounded by BodyLimitMiddleware
+    return JSONResponse(await run_in_threadpool(_put_usage, ctx, run_id, body))
+
+
+def _add_message(ctx: HubContext, run_id: str, body: bytes) -> tuple[dict[str, Any], bool]:
+    """Decode and validate once, redact and bound (no lock held), then store."""
     try:
-        message = RunMessage.from_json(data)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    stored, created = repo.add_message(ctx.engine, run_id, message)
+        message: RunMessage = decode_run_message(body)
+    except InvalidRunMessage as exc:
+        raise _invalid(exc) from None
+    return repo.add_message(ctx.engine, run_id, message.prepared())
+
+
+@router.post(
+    "/local-runs/{run_id}/messages",
+    status_code=201,
+    summary="Add a run message",
+    openapi_extra=_json_body(PostedMessage),
+)
+async def add_message(run_id: PathId, request: Request, ctx: Hub) -> JSONResponse:
+    body = await request.body()  # bounded by BodyLimitMiddleware
+    stored, created = await run_in_threadpool(_add_message, ctx, run_id, body)
     if created:
         ctx.events.publish("local_run.message", {"runId": run_id, "seq": stored["seq"]})
     return JSONResponse(stored, status_code=201 if created else 200)
@@ -138,11 +175,13 @@ def add_message(run_id: str, body: MessageIn, ctx: Hub) -> JSONResponse:
 
 @router.get("/local-runs/{run_id}/messages", summary="Run messages after seq `since`")
 def list_messages(
-    run_id: str,
+    run_id: PathId,
     ctx: Hub,
-    since: int = Query(0, ge=0),
+    since: int = Query(0, ge=0, le=MAX_COUNT),
     limit: int = Query(500, ge=1, le=5000),
 ) -> dict[str, Any]:
+    """At most ``limit`` messages, and fewer when they pass :data:`repo.PAGE_BYTES` (at
+    least one): read on from ``nextSince``."""
     messages = repo.list_messages(ctx.engine, run_id, since, limit)
     return {"messages": messages, "nextSince": messages[-1]["seq"] if messages else since}
 

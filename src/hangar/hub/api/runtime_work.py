@@ -23,6 +23,7 @@ from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
 from hangar.protocol.codec import Wire, to_json
 from hangar.protocol.tasks import Id, ProjectKey, Query, SearchLimit
+from hangar.protocol.turns import ActivityRequest
 
 
 class FastJSONResponse(JSONResponse):
@@ -120,7 +121,21 @@ def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
         result: rpc.TaskList = ctx.devices.link(device_id).call(m.TASKS_LIST.name, request)
         return result
 
-    return ctx.runtime_view.body(ctx.device_infos(), fetch)
+    return ctx.runtime_view.body(ctx.device_infos(), fetch, lambda d: _activity_marks(ctx, d))
+
+
+def _activity_marks(ctx: HubContext, device_id: str) -> dict[str, dict[str, Any]]:
+    """Tasks of ``device_id`` that are replying or wait for an approval (the sidebar shows
+    both); a task without either gets no mark."""
+    found = ctx.devices.link(device_id).call(m.TASKS_ACTIVITY.name, ActivityRequest())
+    marks: dict[str, dict[str, Any]] = {}
+    for turn in found.turns:
+        if turn.status == "running":
+            marks.setdefault(turn.local_task_id, {"replying": True, "pendingApprovals": 0})
+    for approval in found.approvals:
+        mark = marks.setdefault(approval.local_task_id, {"replying": True, "pendingApprovals": 0})
+        mark["pendingApprovals"] += 1
+    return marks
 
 
 @router.post(

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from hangar.errors import UsageError
+from hangar.errors import UsageError, shown
 from hangar.hub.store import schema
 from hangar.hub.store.issues import issue_id_for_key
 from hangar.hub.store.workspaces import Workspace, iso
@@ -72,7 +72,7 @@ def add_comment(
                 sa.select(c.c.id).where(c.c.id == parent_id, c.c.issue_id == issue_id)
             ).first()
             if parent is None:
-                raise UsageError(f"parentId {parent_id!r} is not a comment of {key}")
+                raise UsageError(f"parentId {shown(parent_id)!r} is not a comment of {key}")
         conn.execute(
             sa.insert(c).values(
                 id=comment_id,

@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from hangar.errors import NotFoundError, UsageError
+from hangar.errors import NotFoundError, UsageError, shown
 from hangar.hub.store import schema
 from hangar.hub.store.workspaces import Workspace, iso, label_ids_for_names
 from hangar.hub.store.writes import transaction
@@ -51,7 +51,7 @@ def parse_key(workspace: Workspace, key: str) -> int:
 
 def _choice(name: str, value: str, allowed: Sequence[str]) -> str:
     if value not in allowed:
-        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {shown(str(value))!r}")
     return value
 
 
@@ -65,7 +65,7 @@ def _require_row(conn: Connection, table: sa.Table, row_id: str, workspace_id: s
         sa.select(table.c.id).where(table.c.id == row_id, table.c.workspace_id == workspace_id)
     ).first()
     if found is None:
-        raise UsageError(f"unknown {table.name[:-1]} id {row_id!r}")
+        raise UsageError(f"unknown {table.name[:-1]} id {shown(str(row_id))!r}")
 
 
 def issue_id_for_key(conn: Connection, workspace: Workspace, key: str) -> str:
@@ -144,7 +144,7 @@ def _references(
             try:
                 out["parent_id"] = issue_id_for_key(conn, workspace, parent_key)
             except NotFoundError:
-                raise UsageError(f"unknown parent issue {parent_key!r}") from None
+                raise UsageError(f"unknown parent issue {shown(parent_key)!r}") from None
         else:
             out["parent_id"] = None
     return out

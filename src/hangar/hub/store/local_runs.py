@@ -8,9 +8,13 @@ Contracts:
 - :func:`patch_run` records a heartbeat on every call; once a run is ``completed``, ``failed``
   or ``cancelled`` its status, exit code and error never change again (terminal is sticky).
 - :func:`add_message` stores a message once per (run, source, sourceKey) with the next per-run
-  ``seq``; it returns ``created=False`` (and the stored message) for a duplicate. Content is
-  redacted again here. Messages that may become comments get an outbox row in the same
+  ``seq``; it returns ``created=False`` (and the stored message) for a duplicate. It stores
+  the message as given: the caller (the API edge) has validated, redacted and bounded it
+  (:meth:`~hangar.model.run_messages.RunMessage.prepared`), so no redaction ever runs while
+  the write lock is held. Messages that may become comments get an outbox row in the same
   transaction (see :mod:`hangar.hub.workers.outbox`).
+- :func:`list_messages` returns at most ``limit`` messages and stops early once their text
+  passes :data:`PAGE_CHARS` (always at least one), so a page stays bounded.
 - All writes go through one lock per process (one writer per SQLite database).
 """
 
@@ -21,7 +25,6 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import sqlalchemy as sa
@@ -33,8 +36,7 @@ from hangar.hub.store import issues as issues_repo
 from hangar.hub.store import schema
 from hangar.hub.store.workspaces import Workspace, iso
 from hangar.hub.store.writes import transaction
-from hangar.localrun.messages import MESSAGE_TYPES, RunMessage
-from hangar.localrun.redact import redact_text, redact_value
+from hangar.model.run_messages import MAX_TEXT_CHARS, RunMessage, UsageEntry, bounded_text
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUSES = ("running", *sorted(TERMINAL))
@@ -42,6 +44,9 @@ COMMENT_MODES = ("thread", "off")
 TOKEN_PREFIX = "hgrun_"
 _COMMENT_MODES: dict[str, str] = {}
 """Comments mode per run id (it never changes once a run exists)."""
+
+PAGE_CHARS = 4 * 1024 * 1024
+"""A page of run messages stops once their text passes this many characters."""
 
 runs_t = schema.local_runs
 messages_t = schema.local_run_messages
@@ -88,10 +93,18 @@ def run_json(row: Any, issue_key: str) -> dict[str, Any]:
 
 
 def message_json(row: Any) -> dict[str, Any]:
+    """A stored message as the API shows it. Rows stored before fields were bounded are
+    bounded here, on the way out."""
+    content, cut = row.content, bool(row.truncated)
+    output = row.output
+    if len(content) > MAX_TEXT_CHARS:
+        content, cut = bounded_text(content)[0], True
+    if output is not None and len(output) > MAX_TEXT_CHARS:
+        output, cut = bounded_text(output)[0], True
     out: dict[str, Any] = {
         "seq": row.seq,
         "type": row.type,
-        "content": row.content,
+        "content": content,
         "source": row.source,
         "sourceKey": row.source_key,
         "createdAt": iso(row.created_at),
@@ -101,9 +114,16 @@ def message_json(row: Any) -> dict[str, Any]:
         out["tool"] = row.tool
     if row.input:
         out["input"] = row.input
-    if row.output is not None:
-        out["output"] = row.output
+    if output is not None:
+        out["output"] = output
+    if cut:
+        out["truncated"] = True
     return out
+
+
+def _message_chars(message: dict[str, Any]) -> int:
+    size = len(message["content"]) + len(message.get("output") or "")
+    return size + (len(str(message["input"])) if "input" in message else 0)
 
 
 def _key_of(conn: Connection, workspace: Workspace, issue_id: str) -> str:
@@ -121,9 +141,16 @@ def _run_row(conn: Connection, run_id: str) -> Any:
 
 
 def create_run(
-    engine: Engine, workspace: Workspace, issue_key: str, fields: dict[str, Any]
+    engine: Engine,
+    workspace: Workspace,
+    issue_key: str,
+    fields: dict[str, Any],
+    *,
+    started_from: str = ".",
 ) -> tuple[dict[str, Any], bool, str]:
-    """Create (or find, by source+sourceKey) a run of ``issue_key``; returns (run, new, token)."""
+    """Create (or find, by source+sourceKey) a run of ``issue_key``; returns (run, new, token).
+
+    ``started_from`` is the (already redacted) folder the top comment names."""
     cli_name = str(fields.get("cliName") or "").strip()
     if not cli_name:
         raise UsageError("cliName is required")
@@ -175,9 +202,11 @@ def create_run(
             )
         )
     if mode == "thread":
-        where = redact_text(str(fields.get("workDir") or "."))
         top = comments_repo.add_comment(
-            engine, workspace, issue["key"], f"Started local `{cli_name}` run from `{where}`."
+            engine,
+            workspace,
+            issue["key"],
+            f"Started local `{cli_name}` run from `{started_from}`.",
         )
         with transaction(engine) as conn:
             conn.execute(
@@ -228,7 +257,8 @@ def list_runs(engine: Engine, workspace: Workspace, issue_key: str) -> list[dict
 def patch_run(
     engine: Engine, workspace: Workspace, run_id: str, fields: dict[str, Any]
 ) -> dict[str, Any]:
-    """Heartbeat plus optional status/exitCode/error/activeMs/contextDir (terminal is sticky)."""
+    """Heartbeat plus optional status/exitCode/error/activeMs/contextDir (terminal is sticky;
+    strings arrive redacted)."""
     status = fields.get("status")
     if status is not None and status not in STATUSES:
         raise UsageError(f"status must be one of {', '.join(STATUSES)}")
@@ -248,27 +278,24 @@ def patch_run(
                 ("contextDir", "context_dir"),
             ):
                 if fields.get(name) is not None:
-                    value = fields[name]
-                    values[column] = redact_text(value) if isinstance(value, str) else value
+                    values[column] = fields[name]
         conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id).values(**values))
     return get_run(engine, workspace, run_id)
 
 
-def put_usage(engine: Engine, run_id: str, entries: list[dict[str, Any]]) -> None:
+def put_usage(engine: Engine, run_id: str, entries: list[UsageEntry]) -> None:
     """Replace the cumulative usage of each (provider, model) given."""
     usage = schema.local_run_usage
     stamp = now()
     with transaction(engine) as conn:
         _run_row(conn, run_id)
         for entry in entries:
-            key = (str(entry.get("provider") or ""), str(entry.get("model") or ""))
-            if not key[0]:
-                raise UsageError("usage entries need a provider")
+            key = (entry.provider, entry.model)
             values = {
-                "input_tokens": int(entry.get("inputTokens") or 0),
-                "output_tokens": int(entry.get("outputTokens") or 0),
-                "cache_read_tokens": int(entry.get("cacheReadTokens") or 0),
-                "cache_write_tokens": int(entry.get("cacheWriteTokens") or 0),
+                "input_tokens": entry.input_tokens,
+                "output_tokens": entry.output_tokens,
+                "cache_read_tokens": entry.cache_read_tokens,
+                "cache_write_tokens": entry.cache_write_tokens,
                 "updated_at": stamp,
             }
             where = (usage.c.run_id == run_id, usage.c.provider == key[0], usage.c.model == key[1])
@@ -286,9 +313,8 @@ def may_become_comment(message: RunMessage) -> bool:
 
 
 def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[str, Any], bool]:
-    """Store ``message`` once per (run, source, sourceKey); returns (stored message, created)."""
-    if message.type not in MESSAGE_TYPES:
-        raise UsageError(f"unknown message type {message.type!r}")
+    """Store ``message`` (validated, redacted and bounded by the caller) once per (run,
+    source, sourceKey); returns (stored message, created)."""
     where = (
         messages_t.c.run_id == run_id,
         messages_t.c.source == message.source,
@@ -311,9 +337,10 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
             "seq": seq + 1,
             "type": message.type,
             "tool": message.tool,
-            "content": redact_text(message.content),
-            "input": redact_value(message.input) or None,
-            "output": redact_text(message.output) if message.output is not None else None,
+            "content": message.content,
+            "input": message.input or None,
+            "output": message.output,
+            "truncated": message.truncated,
             "source": message.source,
             "source_key": message.source_key,
             "created_at": now(),
@@ -331,12 +358,31 @@ def add_message(engine: Engine, run_id: str, message: RunMessage) -> tuple[dict[
                     next_attempt_at=values["created_at"],
                 )
             )
-    return message_json(SimpleNamespace(**values)), True
+    stored = {
+        "seq": values["seq"],
+        "type": message.type,
+        "content": message.content,
+        "source": message.source,
+        "sourceKey": message.source_key,
+        "createdAt": iso(values["created_at"]),
+        "commentId": None,
+    }
+    if message.tool is not None:
+        stored["tool"] = message.tool
+    if message.input:
+        stored["input"] = message.input
+    if message.output is not None:
+        stored["output"] = message.output
+    if message.truncated:
+        stored["truncated"] = True
+    return stored, True
 
 
 def list_messages(
     engine: Engine, run_id: str, since: int = 0, limit: int = 500
 ) -> list[dict[str, Any]]:
+    page: list[dict[str, Any]] = []
+    chars = 0
     with engine.connect() as conn:
         _run_row(conn, run_id)
         rows = conn.execute(
@@ -344,8 +390,14 @@ def list_messages(
             .where(messages_t.c.run_id == run_id, messages_t.c.seq > since)
             .order_by(messages_t.c.seq)
             .limit(limit)
-        ).all()
-    return [message_json(row) for row in rows]
+        )
+        for row in rows:  # one row at a time: the budget also bounds what is read
+            message = message_json(row)
+            chars += _message_chars(message)
+            if page and chars > PAGE_CHARS:
+                break
+            page.append(message)
+    return page
 
 
 @dataclass(frozen=True)

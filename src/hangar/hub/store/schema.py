@@ -210,6 +210,7 @@ local_run_messages = sa.Table(
     sa.Column("output", sa.Text, nullable=True),
     sa.Column("source", sa.String(100), nullable=False),
     sa.Column("source_key", sa.String(500), nullable=False),
+    sa.Column("truncated", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column(
         "comment_id",
         sa.String(36),
@@ -261,4 +262,29 @@ local_run_outbox = sa.Table(
     sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("processed_at", sa.DateTime(timezone=True), nullable=True),
     sa.Index("ix_local_run_outbox_status_next", "status", "next_attempt_at"),
+)
+
+
+# --- attachments uploaded for a continued task (RW-153..156) -------------------------------
+
+attachments = sa.Table(
+    "attachments",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column(
+        "owner_id", sa.String(36), sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("mime_type", sa.String(100), nullable=False),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("state", sa.String(20), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_attachments_owner_id", "owner_id"),
 )

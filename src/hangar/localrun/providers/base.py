@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from hangar.errors import UsageError
-from hangar.localrun.messages import RunMessage, UsageEntry
 from hangar.localrun.pty_runner import PtyRunner
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 
 class MessageSink(Protocol):

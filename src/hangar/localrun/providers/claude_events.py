@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hangar.localrun.messages import SOURCE_CLAUDE, MessageType, RunMessage, UsageEntry
 from hangar.localrun.providers.base import MessageSink, UsageSink
+from hangar.model.run_messages import SOURCE_CLAUDE, MessageType, RunMessage, UsageEntry
 
 PROVIDER = "claude"
 _COMMAND = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
@@ -108,7 +108,9 @@ class ClaudeTranscriptTracker:
         if self._turn_key:
             data.setdefault("turnKey", self._turn_key)
         key = f"claude:session:{sid}:line:{uuid}:{suffix}"
-        self.reporter.report(RunMessage(kind, SOURCE_CLAUDE, key, input=data, **fields))
+        self.reporter.report(
+            RunMessage(type=kind, source=SOURCE_CLAUDE, source_key=key, input=data, **fields)
+        )
 
     def _flush(self, as_final: bool) -> None:
         pending, self._pending = self._pending, None

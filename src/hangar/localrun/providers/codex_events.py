@@ -24,9 +24,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from hangar.localrun.messages import SOURCE_CODEX, MessageType, RunMessage, UsageEntry
 from hangar.localrun.providers.base import MessageSink, UsageSink
 from hangar.localrun.providers.slash import parse_slash
+from hangar.model.run_messages import SOURCE_CODEX, MessageType, RunMessage, UsageEntry
 
 PROVIDER = "codex"
 
@@ -148,7 +148,9 @@ class CodexEventMapper:
         data = dict(fields.pop("input", {}) or {})
         data.update(thread_id=thread_id, turn_id=turn_id, turnKey=f"{thread_id}:{turn_id}")
         key = f"thread:{thread_id}:turn:{turn_id}:{suffix}"
-        self.reporter.report(RunMessage(kind, SOURCE_CODEX, key, input=data, **fields))
+        self.reporter.report(
+            RunMessage(type=kind, source=SOURCE_CODEX, source_key=key, input=data, **fields)
+        )
 
     def _flush_agent(self, thread_id: str, turn_id: str, as_final: bool) -> None:
         turn = self._turn(thread_id, turn_id)

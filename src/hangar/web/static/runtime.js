@@ -112,6 +112,7 @@
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
     if (data.title) $("task-title").textContent = data.title;
     announceTask(data.workspacePath, data.projectPath);
+    document.dispatchEvent(new CustomEvent("hangar:transcript-page", { detail: { ...data, deviceId: state.deviceId, localTaskId: state.localTaskId } }));
     return data;
   }
 
@@ -160,6 +161,7 @@
     $("task-title").textContent = link ? link.dataset.title : "";
     announceTask(link?.dataset.workspacePath, link?.dataset.projectPath);
     $("layout").classList.remove("sidebar-open");
+    document.dispatchEvent(new CustomEvent("hangar:task-opened", { detail: { deviceId, localTaskId } }));
     hangar.status("Loading…");
     try {
       await loadPage({ tail: true }, false);
@@ -331,6 +333,14 @@
     const index = hashIndex();
     if (index !== null && state.localTaskId) jumpTo(index);
   });
+
+  // The composer (composer.js) continues the open task over the same event stream.
+  window.hangarRuntime = {
+    events,
+    current: () => ({ deviceId: state.deviceId, localTaskId: state.localTaskId }),
+    refresh: refreshOpenTask,
+    refreshSidebar,
+  };
 
   restoreSections();
   if (state.deviceId && state.localTaskId) {

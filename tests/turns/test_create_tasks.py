@@ -1,0 +1,214 @@
+"""Creating tasks from the hub's API with the real agent CLIs in the sandbox (RW-272..296).
+
+Each project is a real git repository in the sandbox's home that the device reports because
+an earlier session of the same agent ran in it; the new task is created through
+``POST /api/runtime-work/create`` with a client-generated ``localTaskId``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hangar.composition import LocalHangar
+from hangar.hub.events import turn_relay
+from hangar.testing.agent_runs import AgentSandbox
+from hangar.testing.scenarios import scenario_from_dict
+
+from .conftest import TurnEvents, sandbox_stores
+from .test_codex_send import play
+
+pytestmark = pytest.mark.real_agents
+TOKEN = "create-test-token-0123456789"
+
+
+@pytest.fixture
+def hub(
+    agent_sandbox: AgentSandbox, hangar_home: Path, turn_events: TurnEvents
+) -> Iterator[tuple[TestClient, LocalHangar]]:
+    stores = sandbox_stores(agent_sandbox)
+    local = LocalHangar.open(
+        stores={k: stores[k] for k in ("codex", "claude")}, launcher=agent_sandbox.launcher()
+    )
+    relay = turn_relay(local.events)
+
+    def tee(event: str, data: dict[str, Any]) -> None:
+        turn_events(event, data)
+        relay(event, data)
+
+    local.executor.attach_events(tee)
+    app = local.create_app(TOKEN)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(app, base_url="http://127.0.0.1", headers=headers) as client:
+        yield client, local
+    local.close()
+
+
+def shop_project(agent_sandbox: AgentSandbox, cli: str) -> Path:
+    """``projects/shop``, a git repository with one commit, where ``cli`` ran once."""
+    scenario = scenario_from_dict(
+        {
+            "name": "shop",
+            "workspace": {"git": True, "files": {"cart.py": "TOTAL = 0\n"}},
+            "turns": [{"text": "Looked at the shop."}],
+        }
+    )
+    run = agent_sandbox.run_agent(cli, scenario, "Look at the shop", cwd="projects/shop")
+    assert run.returncode == 0, run.stderr
+    return run.cwd
+
+
+def listed(client: TestClient) -> dict[str, Any]:
+    body: dict[str, Any] = client.get("/api/runtime-work").json()
+    return body
+
+
+def project_tasks(client: TestClient, project: Path) -> list[dict[str, Any]]:
+    for group in listed(client)["projects"]:
+        if group["workspacePath"] == str(project):
+            return list(group["tasks"])
+    return []
+
+
+def git_status(path: Path) -> str:
+    done = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=path, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def create(client: TestClient, **body: Any) -> dict[str, Any]:
+    device = client.get("/api/runtime-work/projects").json()["devices"][0]
+    response = client.post(
+        "/api/runtime-work/create", json={"deviceId": device["deviceId"], **body}
+    )
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def test_a_claude_task_in_the_current_workspace_replies_and_lists_under_its_project(
+    agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
+) -> None:
+    """RW-272, RW-274: the client's localTaskId is the task's id from the first answer on;
+    the task lists under its project at once, Claude replies in the project's directory, and
+    the session Claude wrote is that same task (no second row)."""
+    client, _ = hub
+    project = shop_project(agent_sandbox, "claude")
+    device = client.get("/api/runtime-work/projects").json()["devices"][0]
+    assert str(project) in [p["workspacePath"] for p in device["projects"]]
+    assert "claude" in device["agents"]
+    task_id = uuid.uuid4().hex
+    play(agent_sandbox, {"text": "Created and replying from Claude."})
+    answer = create(
+        client,
+        localTaskId=task_id,
+        runtime="claude",
+        mode="current_workspace",
+        workspacePath=str(project),
+        text="Plan the checkout page",
+        model={"modelId": "sonnet"},
+    )
+    assert answer["localTaskId"] == task_id and answer["workspacePath"] == str(project)
+    assert task_id in [t["localTaskId"] for t in project_tasks(client, project)]
+    done = turn_events.wait_type("response.completed")
+    assert done["localTaskId"] == task_id
+    assert turn_events.text(done["subtaskId"]) == "Created and replying from Claude."
+    tasks = [t for t in project_tasks(client, project) if t["runtime"] == "claude"]
+    assert sorted(t["title"] for t in tasks) == ["Look at the shop", "Plan the checkout page"]
+    created = next(t for t in tasks if t["localTaskId"] == task_id)
+    page = client.post(
+        "/api/runtime-work/transcript",
+        json={"deviceId": created["deviceId"], "localTaskId": task_id, "refresh": True},
+    ).json()
+    contents = [m["content"] for m in page["messages"]]
+    assert contents[-2:] == ["Plan the checkout page", "Created and replying from Claude."]
+    home = agent_sandbox.host(agent_sandbox.homes.home)
+    written = [p for p in home.rglob("*.jsonl") if "Plan the checkout page" in p.read_text()]
+    assert len(written) == 1  # Claude's own file of the new session, in the project
+    lines = [json.loads(line) for line in written[0].read_text().splitlines() if line.strip()]
+    assert {line["cwd"] for line in lines if "cwd" in line} == {str(project)}
+
+
+def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_project(
+    agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
+) -> None:
+    """RW-197, RW-278: git_worktree mode prepares ``<root>/<localTaskId>/shop`` from the chosen
+    branch, Codex answers a thread id first and runs the first turn there; the task lists
+    under the repository's project and the user's own checkout is left as it was."""
+    client, local = hub
+    project = shop_project(agent_sandbox, "codex")
+    agent_sandbox.offer_codex_model()
+    before = git_status(project)
+    device = client.get("/api/runtime-work/projects").json()["devices"][0]
+    shop = next(p for p in device["projects"] if p["workspacePath"] == str(project))
+    assert shop["git"] and shop["branches"][0] == "main" == shop["currentBranch"]
+    task_id = uuid.uuid4().hex
+    play(agent_sandbox, {"text": "Codex replies from the worktree."})
+    answer = create(
+        client,
+        localTaskId=task_id,
+        runtime="codex",
+        mode="git_worktree",
+        branch="main",
+        workspacePath=str(project),
+        text="Try the new cart in a worktree",
+        model={"modelId": "fake-model"},
+    )
+    worktree = Path(answer["workspacePath"])
+    assert answer["worktreeId"] == task_id
+    assert worktree == local.executor.settings.paths.home / "worktrees" / task_id / "shop"
+    assert (worktree / "cart.py").read_text() == "TOTAL = 0\n"
+    done = turn_events.wait_type("response.completed")
+    assert done["localTaskId"] == task_id
+    assert turn_events.text(done["subtaskId"]) == "Codex replies from the worktree."
+    created = next(t for t in project_tasks(client, project) if t["localTaskId"] == task_id)
+    assert created["runtime"] == "codex" and created["workspacePath"] == str(worktree)
+    page = client.post(
+        "/api/runtime-work/transcript",
+        json={"deviceId": created["deviceId"], "localTaskId": task_id, "refresh": True},
+    ).json()
+    assert [m["content"] for m in page["messages"]][-2:] == [
+        "Try the new cart in a worktree",
+        "Codex replies from the worktree.",
+    ]
+    assert git_status(project) == before
+    worktrees = client.post("/api/runtime-work/worktrees/list", json={}).json()
+    ids = [w["worktreeId"] for d in worktrees["devices"] for g in d["repositories"]
+           for w in g["worktrees"]]  # fmt: skip
+    assert task_id in ids
+
+
+def test_create_refuses_what_the_device_does_not_report(
+    agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], tmp_path: Path
+) -> None:
+    """A directory the device never reported, a taken id, a model the agent does not offer
+    and an id that is not one safe name are refused with the reason; nothing is
+    registered."""
+    client, _ = hub
+    project = shop_project(agent_sandbox, "claude")
+    device = client.get("/api/runtime-work/projects").json()["devices"][0]["deviceId"]
+    existing = project_tasks(client, project)[0]["localTaskId"]
+    base = {"deviceId": device, "runtime": "claude", "text": "x", "model": {"modelId": "sonnet"}}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    fresh = uuid.uuid4().hex
+    cases: list[tuple[dict[str, Any], int, str]] = [
+        ({"localTaskId": fresh, "workspacePath": str(elsewhere)}, 400, "not a project"),
+        ({"localTaskId": existing, "workspacePath": str(project)}, 400, "taken"),
+        ({"localTaskId": fresh, "model": {"modelId": "gpt-9"}}, 400, "does not offer"),
+        ({"localTaskId": "../../etc", "workspacePath": str(project)}, 422, "localTaskId"),
+    ]
+    for extra, status, reason in cases:
+        body = {"workspacePath": str(project), **base, **extra}
+        response = client.post("/api/runtime-work/create", json=body)
+        assert response.status_code == status, (extra, response.text)
+        assert reason in response.text, response.text
+    assert len(project_tasks(client, project)) == 1
