@@ -97,9 +97,9 @@ def create(client: TestClient, **body: Any) -> dict[str, Any]:
 def test_a_claude_task_in_the_current_workspace_replies_and_lists_under_its_project(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
 ) -> None:
-    """RW-272, RW-274: the client's localTaskId is the task's id from the first answer on;
+    """RW-272, RW-277: the client's localTaskId is the task's id from the first answer on;
     the task lists under its project at once, Claude replies in the project's directory, and
-    the session Claude wrote is that same task (no second row)."""
+    the session Claude wrote is that same task in the index (its transcript, no second row)."""
     client, _ = hub
     project = shop_project(agent_sandbox, "claude")
     device = client.get("/api/runtime-work/projects").json()["devices"][0]
@@ -140,8 +140,9 @@ def test_a_claude_task_in_the_current_workspace_replies_and_lists_under_its_proj
 def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_project(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
 ) -> None:
-    """RW-197, RW-278: git_worktree mode prepares ``<root>/<localTaskId>/shop`` from the chosen
-    branch, Codex answers a thread id first and runs the first turn there; the task lists
+    """RW-278, RW-279: git_worktree mode prepares ``<root>/<localTaskId>/shop`` from the
+    chosen branch; the answer is hangar's localTaskId, the stream comes under it, and the
+    thread Codex started there is linked to it (its transcript is the task's); the task lists
     under the repository's project and the user's own checkout is left as it was."""
     client, local = hub
     project = shop_project(agent_sandbox, "codex")
