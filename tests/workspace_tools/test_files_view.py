@@ -7,7 +7,6 @@ nothing is written.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from typing import Any
 
@@ -64,8 +63,8 @@ def test_paths_that_leave_the_directory_are_refused_and_nothing_is_written(
 ) -> None:
     """``..``, an absolute path and a symlink (even one pointing back inside) are refused
     ``unsafe_path``; another directory is refused; the tree is as it was."""
-    os.symlink("/etc", project.worktree / "etc-link")
-    os.symlink("feature.txt", project.worktree / "inside-link")
+    (project.worktree / "etc-link").symlink_to("/etc")
+    (project.worktree / "inside-link").symlink_to("feature.txt")
     where = address(browser, str(project.worktree))
     before = sorted((p.name, p.lstat().st_mtime_ns) for p in project.worktree.iterdir())
     for path in ("../shop/README.md", "/etc/passwd", "etc-link/passwd", "inside-link"):
