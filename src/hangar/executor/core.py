@@ -423,8 +423,11 @@ class ExecutorCore:
         (and the task marked missing) when its file is gone."""
         row = self.index.row(local_task_id)
         store = self.stores.get(row["runtime"])
-        if store is None or not row["source_path"]:
+        if store is None:
             raise NotFoundError(kind="runtime", key=row["runtime"])
+        if not row["source_path"]:
+            return None  # a task being created: the agent has written nothing yet
+
         source = SessionSource(
             runtime=row["runtime"],
             session_id=row["session_key"],

@@ -338,6 +338,7 @@
   window.hangarRuntime = {
     events,
     current: () => ({ deviceId: state.deviceId, localTaskId: state.localTaskId }),
+    open: (deviceId, localTaskId) => openTask(deviceId, localTaskId),
     refresh: refreshOpenTask,
     refreshSidebar,
   };
