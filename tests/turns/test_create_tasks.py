@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from hangar.composition import LocalHangar
 from hangar.hub.events import turn_relay
+from hangar.testing.agent_clis import CLIS
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 
@@ -213,3 +214,55 @@ def test_create_refuses_what_the_device_does_not_report(
         assert response.status_code == status, (extra, response.text)
         assert reason in response.text, response.text
     assert len(project_tasks(client, project)) == 1
+
+
+def test_a_message_to_a_task_whose_worktree_was_removed_restores_it_first(
+    agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
+) -> None:
+    """RW-203: the worktree of a created Codex task is deleted (snapshot first, the task
+    archived); the user unarchives the thread in Codex itself, so nothing restored it; the
+    next message brings the worktree back at its path, with the uncommitted edit, before Codex
+    replies there."""
+    client, local = hub
+    project = shop_project(agent_sandbox, "codex")
+    agent_sandbox.offer_codex_model()
+    task_id = uuid.uuid4().hex
+    play(agent_sandbox, {"text": "First reply in the worktree."})
+    answer = create(
+        client,
+        localTaskId=task_id,
+        runtime="codex",
+        mode="git_worktree",
+        workspacePath=str(project),
+        text="Start in a worktree",
+        model={"modelId": "fake-model"},
+    )
+    device, worktree = answer["deviceId"], Path(answer["workspacePath"])
+    turn_events.wait_type("response.completed")
+    (worktree / "cart.py").write_text("TOTAL = 7  # not committed\n")
+    deleted = client.post(
+        "/api/runtime-work/worktrees/delete", json={"deviceId": device, "worktreeId": task_id}
+    )
+    assert deleted.status_code == 200, deleted.text
+    assert not worktree.exists()
+    thread = str(local.executor.index.row(task_id)["session_key"])
+    codex = CLIS["codex"].executable()
+    done = agent_sandbox.sandbox.run(
+        [codex, "unarchive", thread], cwd=agent_sandbox.homes.home, env=agent_sandbox.env("codex")
+    )
+    assert done.returncode == 0, done.stderr
+    assert not worktree.exists()
+    play(agent_sandbox, {"text": "Back in the restored worktree."})
+    sent = client.post(
+        "/api/runtime-work/send",
+        json={
+            "deviceId": device,
+            "localTaskId": task_id,
+            "text": "Carry on",
+            "model": {"modelId": "fake-model"},
+        },
+    )
+    assert sent.status_code == 200, sent.text
+    assert (worktree / "cart.py").read_text() == "TOTAL = 7  # not committed\n"
+    done = turn_events.wait_type("response.completed", sent.json()["subtaskId"])
+    assert turn_events.text(done["subtaskId"]) == "Back in the restored worktree."
