@@ -219,7 +219,7 @@ def test_create_refuses_what_the_device_does_not_report(
 def test_a_message_to_a_task_whose_worktree_was_removed_restores_it_first(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
 ) -> None:
-    """RW-203: the worktree of a created Codex task is deleted (snapshot first, the task
+    """RW-188, RW-203: the worktree of a created Codex task is deleted (snapshot first, the task
     archived); the user unarchives the thread in Codex itself, so nothing restored it; the
     next message brings the worktree back at its path, with the uncommitted edit, before Codex
     replies there."""

@@ -25,11 +25,13 @@ from hangar.hub.pages.session import (
     set_session_cookie,
 )
 from hangar.hub.pages.usage import router as usage_router
+from hangar.hub.pages.worktrees import router as worktrees_router
 from hangar.transcripts.paging import encode_cursor
 
 router = APIRouter(include_in_schema=False)
 router.include_router(issues_router)
 router.include_router(usage_router)
+router.include_router(worktrees_router)
 
 
 @router.get("/")
