@@ -112,3 +112,33 @@ def test_switching_tasks_keeps_each_terminal_and_switching_back_restores_it(
     expect(terminal_rows(page)).to_contain_text("again-a-21")
     type_in_terminal(page, "echo after-reload-$MARK")
     expect(terminal_rows(page)).to_contain_text("after-reload-a-21")
+
+
+def test_the_file_view_shows_the_worktree_tasks_directory_with_git_status(
+    tools_page: Any, tools_hub: ToolsHub
+) -> None:
+    """RW-249, RW-250: the worktree task's file view is the worktree (its branch, its own
+    untracked file, a subdirectory opened on demand, a file read-only), not the project."""
+    page, project = tools_page, tools_hub.project
+    (project.worktree / "src" / "cart.py").write_text("TOTAL = 5\n")
+    page.locator("#sidebar-content a.task", has_text="Build feature x").click()
+    expect(page.locator("#task-title")).to_have_text("Build feature x")
+    page.click("#files-button")
+    panel = page.locator("#files-panel")
+    expect(panel).to_be_visible()
+    expect(page.locator("#files-root")).to_have_text(str(project.worktree))
+    expect(page.locator("#files-git")).to_have_text("On feature-x · 2 changed")
+    changes = page.locator("#files-changes")
+    expect(changes.locator("button[data-path='feature.txt'] .git-untracked")).to_have_count(1)
+    expect(changes.locator("button[data-path='src/cart.py'] .git-M")).to_have_count(1)
+    page.locator("#files-tree summary", has_text="src/").click()
+    page.locator("#files-tree button.file-link[data-path='src/cart.py']").click()
+    expect(page.locator("#file-view-path")).to_have_text("src/cart.py")
+    expect(page.locator("#file-view-text")).to_have_text("TOTAL = 5\n")
+    screenshot(page, "files")
+    page.locator("#sidebar-content a.task", has_text="Fix the cart").click()
+    expect(page.locator("#task-title")).to_have_text("Fix the cart")
+    if panel.is_hidden():  # whether the panel stays open is the page's choice; its content is not
+        page.click("#files-button")
+    expect(page.locator("#files-root")).to_have_text(str(project.root))
+    expect(page.locator("#files-git")).to_have_text("On main · no changes")
