@@ -266,3 +266,64 @@ def test_a_message_to_a_task_whose_worktree_was_removed_restores_it_first(
     assert (worktree / "cart.py").read_text() == "TOTAL = 7  # not committed\n"
     done = turn_events.wait_type("response.completed", sent.json()["subtaskId"])
     assert turn_events.text(done["subtaskId"]) == "Back in the restored worktree."
+
+
+def test_a_blank_project_is_offered_at_once_and_a_conversation_has_no_project(
+    agent_sandbox: AgentSandbox,
+    hub: tuple[TestClient, LocalHangar],
+    turn_events: TurnEvents,
+    isolated_home: Path,
+) -> None:
+    """RW-292, RW-293, RW-295: a blank project is a new ``~/Documents/<name>``, offered for a
+    new task before it has one; an existing name is refused and its directory left alone; a
+    task created in it replies there; a conversation lists under conversations, in a chat
+    folder of its own."""
+    client, _ = hub
+    device = client.get("/api/runtime-work/projects").json()["devices"][0]["deviceId"]
+    made = client.post(
+        "/api/runtime-work/projects/create", json={"deviceId": device, "name": "notes-app"}
+    )
+    assert made.status_code == 200, made.text
+    path = isolated_home / "Documents" / "notes-app"
+    assert made.json()["workspacePath"] == str(path) and path.is_dir()
+    offered = client.get("/api/runtime-work/projects").json()["devices"][0]["projects"]
+    assert [p["workspacePath"] for p in offered] == [str(path)]
+    (isolated_home / "Documents" / "kept").mkdir()
+    (isolated_home / "Documents" / "kept" / "mine.txt").write_text("the user's\n")
+    for name in ("notes-app", "kept"):
+        again = client.post(
+            "/api/runtime-work/projects/create", json={"deviceId": device, "name": name}
+        )
+        assert again.status_code == 409 and "already exists" in again.text, again.text
+    assert (isolated_home / "Documents" / "kept" / "mine.txt").read_text() == "the user's\n"
+    assert str(isolated_home / "Documents" / "kept") not in [
+        p["workspacePath"]
+        for p in client.get("/api/runtime-work/projects").json()["devices"][0]["projects"]
+    ]
+
+    play(agent_sandbox, {"text": "Notes app started."}, {"text": "Just chatting."})
+    task_id = uuid.uuid4().hex
+    create(client, localTaskId=task_id, runtime="claude", mode="current_workspace",
+           workspacePath=str(path), text="Start the notes app",
+           model={"modelId": "sonnet"})  # fmt: skip
+    done = turn_events.wait_type("response.completed")
+    assert turn_events.text(done["subtaskId"]) == "Notes app started."
+    assert [t["localTaskId"] for t in project_tasks(client, path)] == [task_id]
+
+    chat_id = uuid.uuid4().hex
+    answer = create(client, localTaskId=chat_id, runtime="claude", mode="conversation",
+                    text="Just a question", model={"modelId": "sonnet"})  # fmt: skip
+    chat = Path(answer["workspacePath"])
+    assert chat.parent.parent == isolated_home / "Documents" / "Codex" and chat.name == chat_id
+    turn_events.wait_for(
+        lambda d: d.get("type") == "response.completed" and d.get("localTaskId") == chat_id,
+        "the conversation's reply",
+    )
+    conversations = listed(client)["conversations"]
+    assert [c["localTaskId"] for c in conversations] == [chat_id]
+    assert (
+        turn_events.text(
+            next(d for d in turn_events.turn() if d["localTaskId"] == chat_id)["subtaskId"]
+        )
+        == "Just chatting."
+    )

@@ -8,6 +8,8 @@
 * ``runtime.agents.models {runtime}`` → ``{runtime, models[]}``: the models for a new task.
 * ``runtime.projects.list {}`` → ``{projects[{workspacePath, name, git, branches[],
   currentBranch}], agents[]}``.
+* ``runtime.projects.create {name}`` → ``{workspacePath, name}``: a new blank project
+  ``~/Documents/<name>``, registered on this device; ``conflict`` when the name exists.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from hangar.protocol import methods as m
 from hangar.protocol.create import (
     AgentModels,
     AgentModelsRequest,
+    CreateProject,
     CreateTask,
+    ProjectCreated,
     ProjectList,
     ProjectsRequest,
     TaskCreated,
@@ -48,6 +52,11 @@ def agent_models(executor: ExecutorCore, request: AgentModelsRequest) -> AgentMo
     )
 
 
+def create_project(executor: ExecutorCore, request: CreateProject) -> ProjectCreated:
+    path = TaskCreator(executor).create_project(request.name)
+    return ProjectCreated(workspace_path=str(path), name=path.name)
+
+
 def projects(executor: ExecutorCore, request: ProjectsRequest) -> ProjectList:
     creator = TaskCreator(executor)
     return ProjectList(projects=creator.projects(), agents=creator.agents())
@@ -57,4 +66,5 @@ HANDLERS: dict[str, Handler] = {
     m.TASKS_CREATE.name: create,
     m.AGENTS_MODELS.name: agent_models,
     m.PROJECTS_LIST.name: projects,
+    m.PROJECTS_CREATE.name: create_project,
 }

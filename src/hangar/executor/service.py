@@ -55,6 +55,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TASKS_CREATE.name,
         m.AGENTS_MODELS.name,
         m.PROJECTS_LIST.name,
+        m.PROJECTS_CREATE.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
     "hangar.executor.rpc_worktrees": (

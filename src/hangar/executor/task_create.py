@@ -8,8 +8,10 @@ under the client's ``localTaskId``, and the agent's first turn through its contr
 * ``conversation``: no project; a new chat folder ``~/Documents/Codex/<date>/<id>`` of the
   user's home.
 
-The directory must be one the device itself reports as a project (a workspace of one of its
-tasks, RW-292) or one of its managed worktrees' repositories — never an arbitrary path. The
+The directory must be one the device itself reports as a project — a workspace of one of its
+tasks, one of its managed worktrees' repositories, or a blank project created here
+(``~/Documents/<name>``, registered in ``$HANGAR_HOME/projects.json``) — never an arbitrary
+path. The
 model is checked exactly as for a send (RW-119..121). The task is registered before the agent
 starts, so it lists at once; the agent's session is linked to it as soon as the agent names
 it (:meth:`~hangar.executor.task_index.TaskIndex.link_session`).
@@ -17,14 +19,16 @@ it (:meth:`~hangar.executor.task_index.TaskIndex.link_session`).
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from hangar.agents.control import ControlUnsupported
 from hangar.agents.turns import ModelChoice, TurnRequest
-from hangar.errors import UsageError
+from hangar.errors import HangarError, UsageError
 from hangar.executor.trash import now_iso
 from hangar.executor.turns import TaskTarget
 from hangar.executor.worktrees.git import Git
@@ -35,6 +39,20 @@ if TYPE_CHECKING:
     from hangar.executor.core import ExecutorCore
 
 TITLE_CHARS = 80
+
+
+@dataclass(eq=False)
+class ProjectExists(HangarError):
+    """The new project's directory exists already (HTTP 409 ``conflict``)."""
+
+    path: str = ""
+    code: ClassVar[str] = "conflict"
+    http_status: ClassVar[int] = 409
+
+    def details(self) -> dict[str, str]:
+        return {"path": self.path}
+
+
 CREATE_RUNTIMES = ("codex", "claude", "opencode")
 
 
@@ -57,7 +75,45 @@ class TaskCreator:
                 found.add(task.group_workspace_path)
         for group in self.core.worktrees.list_worktrees()["repositories"]:
             found.add(str(group["repositoryRoot"]))
+        found.update(self.registered())
         return sorted(p for p in found if Path(p).is_dir())
+
+    # -- blank projects (RW-292..296) ---------------------------------------------------------
+    @property
+    def _registry(self) -> Path:
+        return self.core.settings.paths.home / "projects.json"
+
+    def registered(self) -> list[str]:
+        """Blank projects created on this device (kept in its own home, never the hub's)."""
+        try:
+            data = json.loads(self._registry.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        paths = data.get("projects") if isinstance(data, dict) else None
+        return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+
+    def create_project(self, name: str) -> Path:
+        """``~/Documents/<name>``, new (an existing name is refused, never adopted), then
+        registered so it is offered as a project before it has a task."""
+        if name in (".", "..") or "/" in name:
+            raise UsageError(f"{name!r} is not a directory name")
+        documents = user_home(self.core._launcher_environ) / "Documents"
+        documents.mkdir(parents=True, exist_ok=True)
+        path = documents / name
+        try:
+            path.mkdir()
+        except FileExistsError:
+            raise ProjectExists(
+                f"{path} already exists; choose another name (an existing directory is never "
+                "taken over as a new project)",
+                path=str(path),
+            ) from None
+        known = [p for p in self.registered() if p != str(path)]
+        self._registry.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self._registry.with_suffix(".json.tmp")
+        temporary.write_text(json.dumps({"projects": [*known, str(path)]}), encoding="utf-8")
+        temporary.replace(self._registry)
+        return path
 
     def projects(self) -> list[ProjectInfo]:
         return [project_info(path) for path in self.project_paths()]

@@ -1,5 +1,5 @@
-"""Creating tasks on a device: ``runtime.tasks.create``, ``runtime.agents.models`` and
-``runtime.projects.list`` (RW-272..296).
+"""Creating tasks on a device: ``runtime.tasks.create``, ``runtime.agents.models``,
+``runtime.projects.list`` and ``runtime.projects.create`` (RW-272..296).
 
 The client names the new task's ``localTaskId`` itself (it opens the task's page at once, with
 the first message and a waiting state, RW-272..276); the executor refuses an id it already
@@ -7,6 +7,9 @@ knows. The task's directory is a device workspace the device itself reported, ne
 project id: ``current_workspace`` runs the agent in it, ``git_worktree`` prepares a managed
 worktree of it first (on ``branch``, else the project's current branch), ``conversation`` has
 no project (a chat folder of the user's home). The model rule is the send's (RW-119..121).
+A new blank project is a new directory ``~/Documents/<name>`` (an existing name is refused,
+never adopted, RW-292/293), registered on the device so it is offered as a project before it
+has any task (RW-294..296; nothing is written to the hub).
 """
 
 from __future__ import annotations
@@ -57,6 +60,21 @@ class AgentModels(Wire, omit_defaults=False):
 
 class ProjectsRequest(Wire):
     pass
+
+
+ProjectName = Annotated[
+    str, msgspec.Meta(pattern="^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$", max_length=100)
+]
+
+
+class CreateProject(Wire):
+    name: ProjectName
+    """The new directory's name under ``~/Documents`` (one path segment)."""
+
+
+class ProjectCreated(Wire, omit_defaults=False):
+    workspace_path: str
+    name: str
 
 
 class ProjectInfo(Wire, omit_defaults=False):

@@ -86,6 +86,7 @@ USAGE_SUMMARY = Method("runtime.usage.summary", g.UsageRequest, g.UsageReport)
 TASKS_CREATE = Method("runtime.tasks.create", cr.CreateTask, cr.TaskCreated)
 AGENTS_MODELS = Method("runtime.agents.models", cr.AgentModelsRequest, cr.AgentModels)
 PROJECTS_LIST = Method("runtime.projects.list", cr.ProjectsRequest, cr.ProjectList)
+PROJECTS_CREATE = Method("runtime.projects.create", cr.CreateProject, cr.ProjectCreated)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -137,6 +138,7 @@ METHODS: dict[str, Method] = _methods(
     TASKS_CREATE,
     AGENTS_MODELS,
     PROJECTS_LIST,
+    PROJECTS_CREATE,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,

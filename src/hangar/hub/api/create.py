@@ -36,6 +36,11 @@ class DeviceAgent(cr.AgentModelsRequest, kw_only=True):
     device_id: Id
 
 
+class DeviceProject(cr.CreateProject, kw_only=True):
+    device_id: Id
+
+
+DeviceProjectBody = Annotated[DeviceProject, json_body(DeviceProject)]
 DeviceCreateBody = Annotated[DeviceCreate, json_body(DeviceCreate)]
 DeviceAgentBody = Annotated[DeviceAgent, json_body(DeviceAgent)]
 
@@ -78,4 +83,15 @@ def projects(ctx: Hub) -> dict[str, Any]:
 def agent_models(body: DeviceAgentBody, ctx: Hub) -> dict[str, Any]:
     request = cr.AgentModelsRequest(runtime=body.runtime)
     result = ctx.devices.link(body.device_id).call(m.AGENTS_MODELS.name, request)
+    return {"deviceId": body.device_id, **to_json(result)}
+
+
+@router.post(
+    "/projects/create",
+    summary="A new blank project directory on a device",
+    openapi_extra=body_schema(DeviceProject),
+)
+def create_project(body: DeviceProjectBody, ctx: Hub) -> dict[str, Any]:
+    request = cr.CreateProject(name=body.name)
+    result = ctx.devices.link(body.device_id).call(m.PROJECTS_CREATE.name, request)
     return {"deviceId": body.device_id, **to_json(result)}
