@@ -28,11 +28,13 @@ TOKEN = "composer-browser-token-0123456789"
 def test_new_task_flow_creates_a_claude_task_that_replies(
     agent_sandbox: AgentSandbox,
     hangar_home: Path,
+    isolated_home: Path,
     browser: Any,  # noqa: F811
 ) -> None:
-    """RW-272, RW-274: the page generates the localTaskId, opens the task's address at once
-    with the first message waiting, the reply streams in and the task lists under the
-    project."""
+    """RW-272, RW-274, RW-293: the page generates the localTaskId, opens the task's address
+    at once with the first message waiting, the reply streams in and the task lists under the
+    project; a new blank project with a name that exists is refused with a request to rename,
+    another name creates it and its first task."""
     _require_browser()
     shop = scenario_from_dict(
         {
@@ -81,5 +83,30 @@ def test_new_task_flow_creates_a_claude_task_that_replies(
                 has=page.locator(f'a.task[data-local-task-id="{task_id}"]')
             )
             expect(project.locator(".project-name")).to_have_text("shop")
+
+            (isolated_home / "Documents" / "kept").mkdir(parents=True)
+            page.click("#new-task-button")
+            page.select_option("#new-task-project", label="New blank project…")
+            page.fill("#new-task-name", "kept")
+            page.select_option("#new-task-agent", "claude")
+            expect(page.locator("#new-task-model option[value=sonnet]")).to_have_count(
+                1, timeout=SLOW
+            )
+            page.select_option("#new-task-model", "sonnet")
+            page.fill("#new-task-text", "Start the notes")
+            page.click("#new-task-create")
+            expect(page.locator("#new-task-error")).to_contain_text("Rename it.")
+            assert list((isolated_home / "Documents" / "kept").iterdir()) == []
+            page.fill("#new-task-name", "notes-app")
+            play(agent_sandbox, {"text": "Notes started in a blank project."})
+            page.click("#new-task-create")
+            expect(dialog).to_be_hidden(timeout=SLOW)
+            expect(page.locator("#messages article.msg").last).to_contain_text(
+                "Notes started in a blank project.", timeout=SLOW
+            )
+            assert (isolated_home / "Documents" / "notes-app").is_dir()
+            expect(
+                page.locator("#sidebar-content .project-name", has_text="notes-app")
+            ).to_have_count(1, timeout=SLOW)
     finally:
         local.close()

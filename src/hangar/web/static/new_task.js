@@ -1,7 +1,8 @@
 // The "New task" flow (RW-272..276): project, mode, branch, agent, model and first message.
 //
 // Projects come from what each online device reports (GET /api/runtime-work/projects), never a
-// central project id; "No project" creates a plain conversation. The page generates the new
+// central project id; "No project" creates a plain conversation; "New blank project…" makes a
+// new folder in ~/Documents on the device first (an existing name is refused). The page generates the new
 // task's localTaskId, shows the first message with a waiting state at once (the composer's live
 // projection, through `hangar:task-created`), asks the device to create the task, and opens
 // /runtime-tasks?deviceId=…&localTaskId=… — the reply streams in there.
@@ -43,6 +44,8 @@
     for (const device of devices) {
       choices.push({ device, project: null });
       projectEl.append(option(String(choices.length - 1), label(device, "No project (a conversation)")));
+      choices.push({ device, project: null, blank: true });
+      projectEl.append(option(String(choices.length - 1), label(device, "New blank project…")));
     }
     if (!choices.length) { fail("No device is online."); return; }
     projectChanged();
@@ -51,10 +54,12 @@
   function projectChanged() {
     const choice = chosen();
     const project = choice && choice.project;
+    $("new-task-name-row").hidden = !(choice && choice.blank);
     const worktree = dialog.querySelector('input[value="git_worktree"]');
     worktree.disabled = !(project && project.git && project.branches.length);
     if (worktree.disabled) dialog.querySelector('input[value="current_workspace"]').checked = true;
     $("new-task-modes").disabled = !project;
+    if (choice && choice.blank) dialog.querySelector('input[value="current_workspace"]').checked = true;
     branchEl.replaceChildren(...(project ? project.branches : []).map((b) => option(b, b === project.currentBranch ? `${b} (current)` : b)));
     const agents = choice ? choice.device.agents : [];
     const before = agentEl.value;
@@ -89,12 +94,23 @@
     if (!choice || !agentEl.value || !modelEl.value || !text.trim()) { fail("Choose a project, an agent and a model, and write the first message."); return; }
     const localTaskId = newId(), deviceId = choice.device.deviceId;
     const selected = modelEl.selectedOptions[0];
+    let workspacePath = choice.project ? choice.project.workspacePath : null;
+    if (choice.blank) {
+      // RW-292/293: a new folder; an existing name is refused by the device, never adopted.
+      const name = $("new-task-name").value.trim();
+      if (!name) { fail("Name the new project."); return; }
+      try {
+        workspacePath = (await hangar.api("/api/runtime-work/projects/create", { deviceId, name })).workspacePath;
+      } catch (err) { fail(err.code === "conflict" ? `${err.message} Rename it.` : err.message); return; }
+      choice.project = { workspacePath, name, git: false, branches: [], currentBranch: null };
+      choice.blank = false;
+    }
     const body = {
       deviceId, localTaskId, runtime: agentEl.value, text,
       model: { modelId: modelEl.value, modelType: selected.dataset.modelType || null },
-      mode: choice.project ? mode() : "conversation",
+      mode: workspacePath ? mode() : "conversation",
     };
-    if (choice.project) body.workspacePath = choice.project.workspacePath;
+    if (workspacePath) body.workspacePath = workspacePath;
     if (body.mode === "git_worktree" && branchEl.value) body.branch = branchEl.value;
     $("new-task-create").disabled = true;
     document.dispatchEvent(new CustomEvent("hangar:task-created", { detail: { deviceId, localTaskId, text } }));
