@@ -36,7 +36,8 @@ def hub(
 ) -> Iterator[tuple[TestClient, LocalHangar]]:
     stores = sandbox_stores(agent_sandbox)
     local = LocalHangar.open(
-        stores={k: stores[k] for k in ("codex", "claude")}, launcher=agent_sandbox.launcher()
+        stores={k: stores[k] for k in ("codex", "claude", "opencode")},
+        launcher=agent_sandbox.launcher(),
     )
     relay = turn_relay(local.events)
 
@@ -327,3 +328,36 @@ def test_a_blank_project_is_offered_at_once_and_a_conversation_has_no_project(
         )
         == "Just chatting."
     )
+
+
+def test_an_opencode_task_is_created_through_its_server(
+    agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
+) -> None:
+    """An OpenCode task is created through ``opencode serve`` in the project's directory,
+    replies, and its session is the created task."""
+    client, _ = hub
+    project = shop_project(agent_sandbox, "opencode")
+    device = client.get("/api/runtime-work/projects").json()["devices"][0]
+    models = client.post(
+        "/api/runtime-work/agent-models",
+        json={"deviceId": device["deviceId"], "runtime": "opencode"},
+    ).json()["models"]
+    fake = next(m for m in models if m["id"] == "fake-model")
+    task_id = uuid.uuid4().hex
+    play(agent_sandbox, {"text": "OpenCode starts a new session."})
+    create(client, localTaskId=task_id, runtime="opencode", mode="current_workspace",
+           workspacePath=str(project), text="Begin with OpenCode",
+           model={"modelId": "fake-model", "modelType": fake["modelType"]})  # fmt: skip
+    done = turn_events.wait_type("response.completed")
+    assert done["localTaskId"] == task_id
+    assert turn_events.text(done["subtaskId"]) == "OpenCode starts a new session."
+    tasks = [t for t in project_tasks(client, project) if t["runtime"] == "opencode"]
+    assert sorted(t["localTaskId"] == task_id for t in tasks) == [False, True]
+    page = client.post(
+        "/api/runtime-work/transcript",
+        json={"deviceId": device["deviceId"], "localTaskId": task_id, "refresh": True},
+    ).json()
+    assert [m["content"] for m in page["messages"]][-2:] == [
+        "Begin with OpenCode",
+        "OpenCode starts a new session.",
+    ]
