@@ -195,7 +195,7 @@ def test_create_refuses_what_the_device_does_not_report(
     """A directory the device never reported, a taken id, a model the agent does not offer
     and an id that is not one safe name are refused with the reason; nothing is
     registered."""
-    client, _ = hub
+    client, local = hub
     project = shop_project(agent_sandbox, "claude")
     device = client.get("/api/runtime-work/projects").json()["devices"][0]["deviceId"]
     existing = project_tasks(client, project)[0]["localTaskId"]
@@ -206,6 +206,7 @@ def test_create_refuses_what_the_device_does_not_report(
     cases: list[tuple[dict[str, Any], int, str]] = [
         ({"localTaskId": fresh, "workspacePath": str(elsewhere)}, 400, "not a project"),
         ({"localTaskId": existing, "workspacePath": str(project)}, 400, "taken"),
+        ({"localTaskId": existing, "mode": "git_worktree"}, 400, "taken"),
         ({"localTaskId": fresh, "model": {"modelId": "gpt-9"}}, 400, "does not offer"),
         ({"localTaskId": "../../etc", "workspacePath": str(project)}, 422, "localTaskId"),
     ]
@@ -215,6 +216,8 @@ def test_create_refuses_what_the_device_does_not_report(
         assert response.status_code == status, (extra, response.text)
         assert reason in response.text, response.text
     assert len(project_tasks(client, project)) == 1
+    worktrees = local.executor.settings.paths.home / "worktrees"
+    assert not worktrees.exists() or not any(worktrees.iterdir())  # none prepared for a refusal
 
 
 def test_a_message_to_a_task_whose_worktree_was_removed_restores_it_first(

@@ -53,9 +53,6 @@ class ProjectExists(HangarError):
         return {"path": self.path}
 
 
-CREATE_RUNTIMES = ("codex", "claude", "opencode")
-
-
 def _title(text: str) -> str:
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return first[:TITLE_CHARS]
@@ -119,14 +116,17 @@ class TaskCreator:
         return [project_info(path) for path in self.project_paths()]
 
     def agents(self) -> list[str]:
+        """Registered agents whose control can create a task and whose CLI is installed."""
+        from hangar.agents.registry import agents
+
         out = []
-        for runtime in CREATE_RUNTIMES:
+        for runtime, record in agents().items():
+            if record.control is None:
+                continue
             control = self.core.control(runtime)
-            if (
-                control is not None
-                and "create" in control.operations
-                and control.launcher.which(runtime)
-            ):
+            if control is None or "create" not in control.operations:
+                continue
+            if any(control.launcher.which(name) for name in record.executables):
                 out.append(runtime)
         return out
 
@@ -146,6 +146,8 @@ class TaskCreator:
         )
         turns = self.core.turns
         model = turns.check_model(request.runtime, control, choice)
+        if self.core.index.knows(request.local_task_id):  # before any directory is made
+            raise UsageError(f"task id {request.local_task_id} is taken; generate a new one")
         cwd, worktree_id = self._directory(request)
         local_task_id = request.local_task_id
         self.core.index.register_created(

@@ -258,6 +258,13 @@ class TaskIndex:
                 ),
             )
 
+    def knows(self, local_task_id: str) -> bool:
+        """Whether any row (a deleted one too) has this ``localTaskId``."""
+        found = self.db.read().execute(
+            "SELECT 1 FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
+        )
+        return found.fetchone() is not None
+
     def link_session(self, local_task_id: str, session_key: str, handle: Mapping[str, str]) -> None:
         """Give a created task the agent's session: from now on the store's file of that
         session is this task (RW-278..281: kept in the index, so it survives a restart). A row
