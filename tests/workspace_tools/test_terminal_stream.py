@@ -48,7 +48,9 @@ def test_lost_output_events_are_replayed_from_the_device(
 
 
 def test_a_slow_page_gets_twenty_megabytes_whole(browser: Browser, project: Project) -> None:
-    """Twenty megabytes printed while the page reads nothing for a while arrive complete."""
+    """Twenty megabytes printed while the page reads nothing for a while arrive complete: the
+    device holds the shell's output (its writes wait) while the page is behind, so nothing
+    has to be dropped."""
     task = browser.tasks()[str(project.root)]
     with browser.connect(max_size=None) as ws:
         ws.send(open_frame(deviceId=task["deviceId"], localTaskId=task["localTaskId"],

@@ -43,6 +43,10 @@ def replay(executor: ExecutorCore, request: term.TerminalReplay) -> term.Termina
     return executor.terminals.replay(request)
 
 
+def flow(executor: ExecutorCore, request: term.TerminalFlow) -> term.Accepted:
+    return executor.terminals.flow(request)
+
+
 def close(executor: ExecutorCore, request: term.TerminalRef) -> term.TerminalClosed:
     return executor.terminals.close(request)
 
@@ -56,6 +60,7 @@ HANDLERS: dict[str, Handler] = {
     m.TERMINAL_INPUT.name: send_input,
     m.TERMINAL_RESIZE.name: resize,
     m.TERMINAL_REPLAY.name: replay,
+    m.TERMINAL_FLOW.name: flow,
     m.TERMINAL_CLOSE.name: close,
     m.TERMINAL_LIST.name: list_terminals,
 }

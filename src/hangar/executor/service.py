@@ -76,6 +76,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TERMINAL_INPUT.name,
         m.TERMINAL_RESIZE.name,
         m.TERMINAL_REPLAY.name,
+        m.TERMINAL_FLOW.name,
         m.TERMINAL_CLOSE.name,
         m.TERMINAL_LIST.name,
     ),

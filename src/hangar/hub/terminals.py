@@ -7,7 +7,9 @@ the ``remote_terminal`` setting enables it for a hub bound elsewhere (``--allow-
 :class:`TerminalRelay` carries a device's terminal events (``runtime.terminal.output`` and
 ``runtime.terminal.exit``, :mod:`hangar.protocol.terminal`) to the page sockets that watch
 that terminal, and to nobody else: terminal output never goes to the SSE bus. A slow socket
-holds at most :data:`STREAM_LIMIT` bytes; beyond that the relay drops chunks and tells the
+holds at most :data:`STREAM_LIMIT` bytes: past :data:`HOLD_ABOVE` it asks the device to hold
+the terminal's output (``runtime.terminal.flow``: the shell's writes wait, as at a terminal
+nobody reads) until it drained; should it still overflow, the relay drops chunks and tells the
 socket once, which then asks the executor to replay what it missed (the events carry stream
 offsets). :func:`device_event_sink` is what the hub does with every event a device sends.
 """
@@ -24,6 +26,9 @@ from hangar.protocol import terminal as term
 from hangar.protocol.codec import InvalidRequest, decode
 
 STREAM_LIMIT = 1024 * 1024
+HOLD_ABOVE = STREAM_LIMIT // 4
+"""Past this many queued bytes the socket asks the device to hold the terminal's output."""
+RELEASE_BELOW = STREAM_LIMIT // 16
 
 
 @dataclass(frozen=True)
@@ -60,10 +65,21 @@ class TerminalStream:
     queue: asyncio.Queue[StreamItem] = field(default_factory=asyncio.Queue)
     pending: int = 0
     overflowed: bool = False
+    on_pressure: Callable[[bool], None] | None = None
+    """Told ``True`` when the queue passes :data:`HOLD_ABOVE`, ``False`` once it drained
+    below :data:`RELEASE_BELOW` (the socket then holds and releases the device's output)."""
+    pressed: bool = False
+
+    def _press(self, pressed: bool) -> None:
+        if pressed != self.pressed and self.on_pressure is not None:
+            self.pressed = pressed
+            self.on_pressure(pressed)
 
     def offer(self, item: StreamItem) -> None:
         """On the socket's loop: queue ``item`` unless too much is waiting."""
         size = len(item.data) if isinstance(item, term.TerminalOutput) else 0
+        if self.pending + size > HOLD_ABOVE:
+            self._press(True)
         if self.overflowed or self.pending + size > STREAM_LIMIT:
             if not self.overflowed:
                 self.overflowed = True
@@ -80,6 +96,8 @@ class TerminalStream:
             self.pending -= len(item.data)
         elif isinstance(item, Gap):
             self.overflowed = False
+        if self.pending < RELEASE_BELOW:
+            self._press(False)
         return item
 
 

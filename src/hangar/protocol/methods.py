@@ -91,6 +91,7 @@ TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.Terminal
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
 TERMINAL_REPLAY = Method("runtime.terminal.replay", term.TerminalReplay, term.TerminalOutput)
+TERMINAL_FLOW = Method("runtime.terminal.flow", term.TerminalFlow, term.Accepted)
 TERMINAL_CLOSE = Method("runtime.terminal.close", term.TerminalRef, term.TerminalClosed)
 TERMINAL_LIST = Method("runtime.terminal.list", t.NoArguments, term.TerminalList)
 FILES_LIST = Method("runtime.files.list", fl.FilesRequest, fl.FileListing)
@@ -143,6 +144,7 @@ METHODS: dict[str, Method] = _methods(
     TERMINAL_INPUT,
     TERMINAL_RESIZE,
     TERMINAL_REPLAY,
+    TERMINAL_FLOW,
     TERMINAL_CLOSE,
     TERMINAL_LIST,
     FILES_LIST,

@@ -61,6 +61,19 @@ class TerminalResize(TerminalRef):
     rows: Rows
 
 
+FLOW_HOLD_SECONDS = 30.0
+"""A hold of :class:`TerminalFlow` lasts this long unless it is renewed."""
+
+
+class TerminalFlow(TerminalRef):
+    """Hold a terminal's output while ``holder`` (one page socket) cannot take more: the
+    device stops reading the PTY, so the shell's writes wait, as at a real terminal nobody
+    reads. Output resumes when every holder released (or its hold expired)."""
+
+    holder: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    paused: bool
+
+
 class TerminalReplay(TerminalRef):
     offset: Offset = 0
     """Send the bytes from this offset on (as far back as the executor still has them)."""

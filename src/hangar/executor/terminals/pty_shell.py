@@ -32,6 +32,8 @@ from pathlib import Path
 
 SECRET_VARIABLES = frozenset({"HANGAR_TOKEN"})
 HANGUP_GRACE = 2.0
+FLOW_POLL = 0.02
+"""How often a held terminal checks whether it may read again (seconds)."""
 READ_CHUNK = 65536
 
 
@@ -80,10 +82,13 @@ class PtyShell:
         size: tuple[int, int],
         on_output: Callable[[bytes], None],
         on_exit: Callable[[int], None],
+        held: Callable[[], bool] = lambda: False,
     ) -> None:
-        """Start ``argv`` in a PTY of ``size`` (cols, rows); raises ``OSError`` if it cannot."""
+        """Start ``argv`` in a PTY of ``size`` (cols, rows); raises ``OSError`` if it cannot.
+        While ``held()`` is true the PTY is not read (the shell's writes wait)."""
         self.on_output = on_output
         self.on_exit = on_exit
+        self.held = held
         self._closing = threading.Event()
         self._write_lock = threading.Lock()
         """Guards the master descriptor: held by writes, resizes and its release."""
@@ -156,6 +161,9 @@ class PtyShell:
                     ending_since = ending_since or time.monotonic()
                     if time.monotonic() - ending_since > HANGUP_GRACE:
                         break
+                elif self.held():
+                    self._closing.wait(FLOW_POLL)  # the page is behind: let the shell wait
+                    continue
                 ready, _, _ = select.select([self.master], [], [], 0.2)
                 if not ready:
                     continue

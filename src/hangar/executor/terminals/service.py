@@ -15,6 +15,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -99,6 +100,15 @@ class TerminalSession:
     exit_code: int | None = None
     pty: PtyShell | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    holds: dict[str, float] = field(default_factory=dict)
+    """Page sockets that cannot take more output now, with when their hold expires."""
+
+    def held(self) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            for holder in [h for h, until in self.holds.items() if until <= now]:
+                del self.holds[holder]
+            return bool(self.holds)
 
     def same_context(self, context: ToolContext) -> bool:
         return (self.context.directory, self.context.local_task_id) == (
@@ -175,6 +185,7 @@ class TerminalService:
                 (request.cols, request.rows),
                 on_output=lambda data: self._output(session, data),
                 on_exit=lambda code: self._exited(session, code),
+                held=session.held,
             )
         except OSError as exc:
             raise TerminalStartError(f"cannot start {session.shell}: {exc.strerror}") from None
@@ -245,6 +256,16 @@ class TerminalService:
         session.cols, session.rows = request.cols, request.rows
         if session.pty is not None:
             session.pty.resize(request.cols, request.rows)
+        return term.Accepted(terminal_id=request.terminal_id)
+
+    def flow(self, request: term.TerminalFlow) -> term.Accepted:
+        """Hold or release the terminal's output for one page socket (backpressure)."""
+        session = self._session(request.terminal_id)
+        with session.lock:
+            if request.paused:
+                session.holds[request.holder] = time.monotonic() + term.FLOW_HOLD_SECONDS
+            else:
+                session.holds.pop(request.holder, None)
         return term.Accepted(terminal_id=request.terminal_id)
 
     def replay(self, request: term.TerminalReplay) -> term.TerminalOutput:

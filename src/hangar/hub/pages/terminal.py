@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -157,6 +158,8 @@ async def _serve(ctx: HubContext, ws: WebSocket) -> None:
         await _fail(ws, _close_code(exc), exc.code, str(exc))
         return
     stream = ctx.terminals.subscribe(frame.device_id, info.terminal_id)
+    flow = _Flow(link, info.terminal_id)
+    stream.on_pressure = flow.want
     try:
         await ws.send_json({"type": "opened", **to_json(info)})
         start = frame.offset if info.reattached and frame.offset is not None else 0
@@ -164,9 +167,10 @@ async def _serve(ctx: HubContext, ws: WebSocket) -> None:
         await pump.replay()
         if not info.running:
             await ws.send_json({"type": "exit", "exitCode": info.exit_code})
-        await _run_both(pump.forward(), _client_frames(ws, link, info.terminal_id))
+        await _run_both(pump.forward(), _client_frames(ws, link, info.terminal_id), flow.run())
     finally:
         ctx.terminals.unsubscribe(stream)
+        await flow.release()
 
 
 async def _run_both(*jobs: Any) -> None:
@@ -183,6 +187,45 @@ async def _run_both(*jobs: Any) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class _Flow:
+    """Holds and releases the device's output for this socket, in order, one call at a time;
+    a hold is renewed while it lasts (the device lets an unrenewed hold expire)."""
+
+    def __init__(self, link: Any, terminal_id: str) -> None:
+        self.link = link
+        self.terminal_id = terminal_id
+        self.holder = secrets.token_hex(8)
+        self.wanted = False
+        self.applied = False
+        self.changed = asyncio.Event()
+
+    def want(self, held: bool) -> None:
+        self.wanted = held
+        self.changed.set()
+
+    async def _apply(self, held: bool) -> None:
+        request = term.TerminalFlow(terminal_id=self.terminal_id, holder=self.holder, paused=held)
+        try:
+            await asyncio.to_thread(self.link.call, m.TERMINAL_FLOW.name, request)
+        except HangarError:
+            return  # an executor without flow control: the relay's replay still covers
+        self.applied = held
+
+    async def run(self) -> None:
+        renew = term.FLOW_HOLD_SECONDS / 3
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), renew if self.applied else None)
+            self.changed.clear()
+            if self.wanted != self.applied or self.wanted:
+                await self._apply(self.wanted)
+
+    async def release(self) -> None:
+        if self.applied or self.wanted:
+            self.wanted = False
+            await self._apply(False)
 
 
 class _Pump:
