@@ -11,6 +11,7 @@ import json
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,11 @@ pytestmark = pytest.mark.real_agents
 TOKEN = "create-test-token-0123456789"
 
 
-@pytest.fixture
-def hub(
-    agent_sandbox: AgentSandbox, hangar_home: Path, turn_events: TurnEvents
+@contextmanager
+def serving(
+    agent_sandbox: AgentSandbox, turn_events: TurnEvents
 ) -> Iterator[tuple[TestClient, LocalHangar]]:
+    """A hub and its executor over this test's ``$HANGAR_HOME``, the agents in the sandbox."""
     stores = sandbox_stores(agent_sandbox)
     local = LocalHangar.open(
         stores={k: stores[k] for k in ("codex", "claude", "opencode")},
@@ -45,12 +47,22 @@ def hub(
         turn_events(event, data)
         relay(event, data)
 
-    local.executor.attach_events(tee)
-    app = local.create_app(TOKEN)
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    with TestClient(app, base_url="http://127.0.0.1", headers=headers) as client:
-        yield client, local
-    local.close()
+    try:
+        local.executor.attach_events(tee)
+        app = local.create_app(TOKEN)
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        with TestClient(app, base_url="http://127.0.0.1", headers=headers) as client:
+            yield client, local
+    finally:
+        local.close()
+
+
+@pytest.fixture
+def hub(
+    agent_sandbox: AgentSandbox, hangar_home: Path, turn_events: TurnEvents
+) -> Iterator[tuple[TestClient, LocalHangar]]:
+    with serving(agent_sandbox, turn_events) as opened:
+        yield opened
 
 
 def shop_project(agent_sandbox: AgentSandbox, cli: str) -> Path:
@@ -364,3 +376,45 @@ def test_an_opencode_task_is_created_through_its_server(
         "Begin with OpenCode",
         "OpenCode starts a new session.",
     ]
+
+
+def test_a_created_codex_task_keeps_its_thread_after_a_restart(
+    agent_sandbox: AgentSandbox, hangar_home: Path, turn_events: TurnEvents
+) -> None:
+    """RW-279: the localTaskId → thread link is in the device's index: after the hub and its
+    executor restart, the task is listed once under the same id and a message continues the
+    same thread."""
+    with serving(agent_sandbox, turn_events) as (client, local):
+        project = shop_project(agent_sandbox, "codex")
+        agent_sandbox.offer_codex_model()
+        task_id = uuid.uuid4().hex
+        play(agent_sandbox, {"text": "Before the restart."})
+        answer = create(client, localTaskId=task_id, runtime="codex", mode="current_workspace",
+                        workspacePath=str(project), text="Remember this",
+                        model={"modelId": "fake-model"})  # fmt: skip
+        turn_events.wait_type("response.completed")
+        thread = str(local.executor.index.row(task_id)["session_key"])
+    with serving(agent_sandbox, turn_events) as (client, local):
+        mine = [t for t in project_tasks(client, project) if t["localTaskId"] == task_id]
+        assert len(mine) == 1 and len(project_tasks(client, project)) == 2
+        assert str(local.executor.index.row(task_id)["session_key"]) == thread
+        play(agent_sandbox, {"text": "After the restart, same thread."})
+        sent = client.post(
+            "/api/runtime-work/send",
+            json={"deviceId": answer["deviceId"], "localTaskId": task_id, "text": "Still there?",
+                  "model": {"modelId": "fake-model"}},
+        )  # fmt: skip
+        assert sent.status_code == 200, sent.text
+        done = turn_events.wait_type("response.completed", sent.json()["subtaskId"])
+        assert turn_events.text(done["subtaskId"]) == "After the restart, same thread."
+        page = client.post(
+            "/api/runtime-work/transcript",
+            json={"deviceId": answer["deviceId"], "localTaskId": task_id, "refresh": True},
+        ).json()
+        contents = [m["content"] for m in page["messages"]]
+        assert contents == [
+            "Remember this",
+            "Before the restart.",
+            "Still there?",
+            "After the restart, same thread.",
+        ]
