@@ -290,10 +290,10 @@ def test_a_blank_project_is_offered_at_once_and_a_conversation_has_no_project(
     turn_events: TurnEvents,
     isolated_home: Path,
 ) -> None:
-    """RW-292, RW-293, RW-295: a blank project is a new ``~/Documents/<name>``, offered for a
-    new task before it has one; an existing name is refused and its directory left alone; a
-    task created in it replies there; a conversation lists under conversations, in a chat
-    folder of its own."""
+    """RW-292, RW-293, RW-294, RW-295: a blank project is a new ``~/Documents/<name>``, listed
+    as a project and offered for a new task before it has one; an existing name is refused
+    and its directory left alone; a task created in it replies there; a conversation lists
+    under conversations, in a chat folder of its own."""
     client, _ = hub
     device = client.get("/api/runtime-work/projects").json()["devices"][0]["deviceId"]
     made = client.post(
@@ -304,6 +304,8 @@ def test_a_blank_project_is_offered_at_once_and_a_conversation_has_no_project(
     assert made.json()["workspacePath"] == str(path) and path.is_dir()
     offered = client.get("/api/runtime-work/projects").json()["devices"][0]["projects"]
     assert [p["workspacePath"] for p in offered] == [str(path)]
+    shown = [p for p in listed(client)["projects"] if p["workspacePath"] == str(path)]
+    assert [(p["name"], p["tasks"]) for p in shown] == [("notes-app", [])]  # no task yet
     (isolated_home / "Documents" / "kept").mkdir()
     (isolated_home / "Documents" / "kept" / "mine.txt").write_text("the user's\n")
     for name in ("notes-app", "kept"):

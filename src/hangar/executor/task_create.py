@@ -19,7 +19,6 @@ it (:meth:`~hangar.executor.task_index.TaskIndex.link_session`).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, ClassVar
 from hangar.agents.control import ControlUnsupported
 from hangar.agents.turns import ModelChoice, TurnRequest
 from hangar.errors import HangarError, UsageError
+from hangar.executor.projects import register_project, registered_projects
 from hangar.executor.trash import now_iso
 from hangar.executor.turns import TaskTarget
 from hangar.executor.worktrees.git import Git
@@ -76,18 +76,9 @@ class TaskCreator:
         return sorted(p for p in found if Path(p).is_dir())
 
     # -- blank projects (RW-292..296) ---------------------------------------------------------
-    @property
-    def _registry(self) -> Path:
-        return self.core.settings.paths.home / "projects.json"
-
     def registered(self) -> list[str]:
         """Blank projects created on this device (kept in its own home, never the hub's)."""
-        try:
-            data = json.loads(self._registry.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return []
-        paths = data.get("projects") if isinstance(data, dict) else None
-        return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+        return registered_projects(self.core.settings.paths.home)
 
     def create_project(self, name: str) -> Path:
         """``~/Documents/<name>``, new (an existing name is refused, never adopted), then
@@ -105,11 +96,7 @@ class TaskCreator:
                 "taken over as a new project)",
                 path=str(path),
             ) from None
-        known = [p for p in self.registered() if p != str(path)]
-        self._registry.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self._registry.with_suffix(".json.tmp")
-        temporary.write_text(json.dumps({"projects": [*known, str(path)]}), encoding="utf-8")
-        temporary.replace(self._registry)
+        register_project(self.core.settings.paths.home, path)
         return path
 
     def projects(self) -> list[ProjectInfo]:

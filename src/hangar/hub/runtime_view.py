@@ -56,6 +56,7 @@ class RuntimeView:
     ) -> tuple[dict[str, Any], bytes]:
         """The current body and its JSON encoding."""
         tasks: dict[str, list[dict[str, Any]]] = {}
+        registered: dict[str, list[str]] = {}
         errors: list[dict[str, str]] = []
         key: list[object] = [tuple(infos)]
         cacheable = True
@@ -69,6 +70,9 @@ class RuntimeView:
                 key.append((device_id, "error", exc.code, str(exc)))
                 continue
             revision = result.revision
+            if result.projects:
+                registered[device_id] = list(result.projects)
+                key.append((device_id, "projects", tuple(result.projects)))
             if result.unchanged and held is not None and held[0] == revision:
                 tasks[device_id] = held[1]
             else:
@@ -91,7 +95,7 @@ class RuntimeView:
         snapshot = self._snapshot
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded
-        body = group_tasks(infos, tasks)
+        body = group_tasks(infos, tasks, registered)
         body["errors"] = errors
         encoded = msgspec.json.encode(body)
         with self._lock:
