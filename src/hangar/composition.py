@@ -41,10 +41,11 @@ from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
 from hangar.hub.http_policy import HostPolicy
 from hangar.hub.notify.service import Notifications
 from hangar.hub.notify.worker import DeliveryWorker
-from hangar.hub.server import HubServer, Worker
+from hangar.hub.server import HubServer, Worker, is_loopback
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
 from hangar.hub.store.workspaces import ensure_workspace
+from hangar.hub.terminals import TerminalAccess, device_event_sink
 from hangar.hub.workers.adoption import AdoptionWorker
 from hangar.hub.workers.outbox import start_local_run_workers
 from hangar.paths import Env
@@ -154,15 +155,20 @@ class LocalHangar:
         extra: dict[str, Any] | None = None,
         hosts: HostPolicy | None = None,
         public_url: str | None = None,
+        bind_host: str = "127.0.0.1",
     ) -> FastAPI:
+        """The hub app over this hangar; ``bind_host`` is where it will listen (terminals are
+        off on a non-loopback address unless the ``remote_terminal`` setting allows them)."""
         settings = self.executor.settings
-        return create_app(
+        access = TerminalAccess.for_bind(is_loopback(bind_host), bool(settings.remote_terminal))
+        app = create_app(
             self.hub_engine,
             self.devices(),
             token=token,
             owner_name=self.owner_name,
             extra=extra,
             hosts=hosts,
+            terminal_access=access,
             events=self.events,
             attachments=self.attachments,
             remote=RemoteOptions(
@@ -173,6 +179,14 @@ class LocalHangar:
             ),
             notifications=self.notifications,
         )
+        ctx = app.state.hub
+        assert isinstance(ctx, HubContext)
+        # Terminal output reaches this hub's sockets; every other event goes where it went
+        # before (the SSE bus, through the turn relay attached at open).
+        self.executor.attach_events(
+            device_event_sink(self.executor.device.device_id, ctx.terminals, self.executor.events)
+        )
+        return app
 
     def start_workers(self, app: FastAPI) -> list[Worker]:
         """Everything that runs beside a serving hub; each has ``stop()``."""

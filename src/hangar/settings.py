@@ -137,6 +137,13 @@ SETTINGS: tuple[Setting, ...] = (
         lambda: "",
         "Slack app signing secret for slash commands at `POST /hooks/im/slack`; empty disables it.",
     ),
+    Setting(
+        "remote_terminal",
+        bool,
+        lambda: False,
+        "Let the web UI open device terminals while `hangar serve` listens on a non-loopback"
+        " address (`--allow-remote`).",
+    ),
 )
 
 SETTINGS_BY_NAME = {s.name: s for s in SETTINGS}

@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,11 +80,22 @@ def live_hub(isolated_home: Path, hangar_home: Path) -> Iterator[LiveHub]:
 @pytest.fixture
 def page(live_hub: LiveHub, tmp_path: Path) -> Iterator[Any]:
     """A fresh Chromium profile's page, logged in to the live hub."""
+    with logged_in_page(live_hub.url, live_hub.token, tmp_path / "chromium-profile") as tab:
+        yield tab
+
+
+@contextmanager
+def logged_in_page(
+    url: str,
+    token: str,
+    profile: Path,
+) -> Iterator[Any]:
+    """A fresh Chromium profile's page at ``url``, logged in with ``token``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
+            str(profile),
             executable_path=str(CHROMIUM),
             args=CHROMIUM_ARGS,
             headless=True,
@@ -92,9 +104,9 @@ def page(live_hub: LiveHub, tmp_path: Path) -> Iterator[Any]:
         context.set_default_timeout(15_000)
         try:
             tab = context.pages[0] if context.pages else context.new_page()
-            tab.goto(live_hub.url + "/runtime-tasks")
+            tab.goto(url + "/runtime-tasks")
             tab.wait_for_url("**/login?next=*")
-            tab.fill("#token", live_hub.token)
+            tab.fill("#token", token)
             tab.press("#token", "Enter")
             tab.wait_for_url("**/runtime-tasks")
             yield tab

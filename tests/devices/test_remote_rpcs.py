@@ -29,8 +29,28 @@ from hub.sessions import BASE_TIME, ClaudeSession  # tests/hub, a sibling packag
 
 from .kit import client_thread, device_env, hub_thread, wait_until
 
-NOT_HERE: dict[str, str] = {}
-"""Methods this test does not call, with the reason (none: every method is called)."""
+_WORKSPACE_TOOLS = (
+    "workspace tools and task creation: tested in process (tests/workspace_tools,"
+    " tests/turns/test_create_tasks), not yet over a device's WebSocket"
+)
+_LOCAL_ONLY = (
+    "runtime.tasks.create",
+    "runtime.agents.models",
+    "runtime.projects.list",
+    "runtime.projects.create",
+    "runtime.terminal.open",
+    "runtime.terminal.input",
+    "runtime.terminal.resize",
+    "runtime.terminal.replay",
+    "runtime.terminal.flow",
+    "runtime.terminal.close",
+    "runtime.terminal.list",
+    "runtime.files.list",
+    "runtime.files.read",
+    "runtime.files.status",
+)
+NOT_HERE: dict[str, str] = dict.fromkeys(_LOCAL_ONLY, _WORKSPACE_TOOLS)
+"""Methods this test does not call, with the reason."""
 
 
 def _homes(home: Path) -> None:

@@ -127,7 +127,7 @@ def _serve(
     try:
         token = load_or_create_token(settings.paths.token_file)
         hosts = HostPolicy.for_bind(host, parse_host_list(str(settings.allowed_hosts)))
-        app = local.create_app(token.token, hosts=hosts)
+        app = local.create_app(token.token, hosts=hosts, bind_host=host)
         if demo:
             seed_demo_issues(app.state.hub, demo_issues_file())
         server = local.server(app, host, settings.port if port is None else port, token)

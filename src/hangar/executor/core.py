@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from hangar.executor.delete_worker import DeleteWorker
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
+    from hangar.executor.terminals import TerminalService
     from hangar.executor.turn_inputs import AttachmentFetcher, TurnInputs
     from hangar.executor.turns import TurnService
     from hangar.executor.usage import UsageCounter
@@ -206,6 +207,14 @@ class ExecutorCore:
         from hangar.executor.worktrees import WorktreeService
 
         return WorktreeService(self.settings.paths.home, _IndexTasks(self), self._archive)
+
+    @cached_property
+    def terminals(self) -> TerminalService:
+        """This device's terminals beside a task (``runtime.terminal.*``)."""
+        from hangar.executor.terminals import TerminalService
+
+        # Looked up at each event: a sink attached later still gets the output.
+        return TerminalService(lambda event, data: self.events(event, data))
 
     def _archive(self, task_ids: list[str]) -> list[str]:
         """Archive tasks (through the agent's control facet where it has one)."""
@@ -390,6 +399,8 @@ class ExecutorCore:
             self._worker = None
         if "deleter" in self.__dict__:
             self.deleter.stop()
+        if "terminals" in self.__dict__:
+            self.terminals.close_all()
         with self._controls_lock:
             controls, self._controls = list(self._controls.values()), {}
         for control in controls:
@@ -422,8 +433,11 @@ class ExecutorCore:
         (and the task marked missing) when its file is gone."""
         row = self.index.row(local_task_id)
         store = self.stores.get(row["runtime"])
-        if store is None or not row["source_path"]:
+        if store is None:
             raise NotFoundError(kind="runtime", key=row["runtime"])
+        if not row["source_path"]:
+            return None  # a task being created: the agent has written nothing yet
+
         source = SessionSource(
             runtime=row["runtime"],
             session_id=row["session_key"],

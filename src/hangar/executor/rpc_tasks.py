@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from hangar.executor.core import ExecutorCore
+from hangar.executor.projects import registered_projects
 from hangar.executor.rpc import Handler
 from hangar.protocol import methods as m
 from hangar.protocol.tasks import ListTasks, TaskList, TranscriptPage, TranscriptRequest
@@ -23,9 +24,10 @@ def list_tasks(executor: ExecutorCore, request: ListTasks) -> TaskList:
     revision, tasks = executor.listed(
         runtime=request.runtime, include_archived=request.include_archived
     )
+    projects = registered_projects(executor.settings.paths.home)
     if request.if_revision is not None and request.if_revision == revision:
-        return TaskList(tasks=[], revision=revision, unchanged=True)
-    return TaskList(tasks=tasks, revision=revision)
+        return TaskList(tasks=[], revision=revision, unchanged=True, projects=projects)
+    return TaskList(tasks=tasks, revision=revision, projects=projects)
 
 
 def transcript(executor: ExecutorCore, request: TranscriptRequest) -> TranscriptPage:

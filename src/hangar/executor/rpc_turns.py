@@ -4,6 +4,8 @@
   retryOf?}`` → ``{localTaskId, taskId, subtaskId, kind: "reply", status: "running"}``; the
   reply streams as ``runtime.turn`` events. ``bad_request`` without a model (RW-121), ``busy``
   while a turn runs (RW-124), ``not_supported`` for an agent hangar cannot continue.
+  A task whose managed worktree was removed gets it restored from its snapshot first
+  (RW-203).
 * ``runtime.tasks.cancel {localTaskId}`` → ``{localTaskId, accepted}`` (RW-127, RW-128).
 * ``runtime.tasks.guidance {localTaskId, text, clientGuidanceId}`` → ``{…, outcome:
   accepted|no_active_turn}`` (RW-131..133).
@@ -56,7 +58,13 @@ def _choice(selection: ModelSelection | None) -> ModelChoice | None:
 
 def send(executor: ExecutorCore, request: SendRequest) -> TurnAccepted:
     turns = executor.turns
-    turns.target(request.local_task_id)  # an unknown task is reported before any file work
+    target = turns.target(request.local_task_id)  # an unknown task is reported first
+    if target.cwd is None:
+        # RW-203: a message to a task whose managed worktree was removed (with its snapshot)
+        # brings the worktree back first, at its original path.
+        workspace = str(executor.index.row(request.local_task_id)["workspace_path"])
+        if workspace:
+            executor.worktrees.restore_for_task(workspace)
     files = executor.turn_inputs.resolve(request.local_task_id, request.attachments)
     turn = turns.send(
         request.local_task_id,

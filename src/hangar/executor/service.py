@@ -4,10 +4,11 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :mod:`hangar.protocol` (what the hub's in-process link hands over, no JSON in between);
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
-(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_turns``, ``rpc_usage``,
-``rpc_run_log``, ``rpc_worktrees``, ``rpc_file_changes``), imported the first time one of its
-methods is called, so a ``hangar tasks list`` never loads the delete worker, the search engine or
-the turns; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
+(``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_turns``, ``rpc_create``,
+``rpc_usage``, ``rpc_run_log``, ``rpc_worktrees``, ``rpc_file_changes``, ``rpc_terminal``,
+``rpc_files``), imported the first time one of its methods is called, so a ``hangar tasks
+list`` never loads the delete worker, the search engine or the turns; the library API they
+share is :class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TASKS_APPROVAL_ANSWER.name,
         m.AGENTS_CONFIG_UPDATE.name,
     ),
+    "hangar.executor.rpc_create": (
+        m.TASKS_CREATE.name,
+        m.AGENTS_MODELS.name,
+        m.PROJECTS_LIST.name,
+        m.PROJECTS_CREATE.name,
+    ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
     "hangar.executor.rpc_run_log": (m.TASKS_RUN_MESSAGES.name,),
     "hangar.executor.rpc_worktrees": (
@@ -65,6 +72,16 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TURN_FILE_CHANGES_REVIEW.name,
         m.TURN_FILE_CHANGES_REVERT.name,
     ),
+    "hangar.executor.rpc_terminal": (
+        m.TERMINAL_OPEN.name,
+        m.TERMINAL_INPUT.name,
+        m.TERMINAL_RESIZE.name,
+        m.TERMINAL_REPLAY.name,
+        m.TERMINAL_FLOW.name,
+        m.TERMINAL_CLOSE.name,
+        m.TERMINAL_LIST.name,
+    ),
+    "hangar.executor.rpc_files": (m.FILES_LIST.name, m.FILES_READ.name, m.FILES_STATUS.name),
 }
 """Each handler module and the methods its ``HANDLERS`` serve (a test keeps them equal)."""
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.agents.registry import agent
-from hangar.errors import AmbiguousError, NotFoundError
+from hangar.errors import AmbiguousError, NotFoundError, UsageError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.workspaces import classify
 from hangar.model import LocalTask
@@ -37,6 +37,8 @@ from hangar.regular_files import is_regular, warn_once
 
 log = logging.getLogger(__name__)
 
+PENDING_PREFIX = "pending:"
+"""The session key of a created task until the agent names its session."""
 _STATUSES = {"running", "done", "failed", "cancelled", "missing"}
 
 
@@ -110,7 +112,8 @@ class TaskIndex:
             row["source_path"]: row
             for row in self.db.read().execute(
                 "SELECT local_task_id, source_path, stat_signature, missing FROM local_tasks"
-                " WHERE runtime = ?",
+                " WHERE runtime = ? AND source_path IS NOT NULL",  # a created task's file
+                # may not exist yet: it is not missing
                 (store.runtime,),
             )
         }
@@ -223,6 +226,75 @@ class TaskIndex:
                 row["local_task_id"],
             ),
         )
+
+    # ---------------------------------------------------------------- created tasks
+    def register_created(
+        self, local_task_id: str, runtime: str, workspace_path: str, title: str, stamp: str
+    ) -> None:
+        """Record a task hangar is creating, under the client's ``localTaskId``, before the
+        agent has a session for it (it lists at once, RW-274). Its session key is provisional
+        until :meth:`link_session`."""
+        workspace = classify(workspace_path)
+        with self.db.write() as conn:
+            taken = conn.execute(
+                "SELECT 1 FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
+            ).fetchone()
+            if taken is not None:
+                raise UsageError(f"task id {local_task_id} is taken; generate a new one")
+            conn.execute(
+                "INSERT INTO local_tasks (local_task_id, runtime, session_key, runtime_handle,"
+                " title, workspace_path, group_workspace_path, workspace_kind, worktree_id,"
+                " created_at, updated_at, status) VALUES (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?,"
+                " 'running')",
+                (
+                    local_task_id,
+                    runtime,
+                    PENDING_PREFIX + local_task_id,
+                    title,
+                    workspace.workspace_path,
+                    workspace.group_workspace_path,
+                    workspace.kind,
+                    workspace.worktree_id,
+                    stamp,
+                    stamp,
+                ),
+            )
+
+    def knows(self, local_task_id: str) -> bool:
+        """Whether any row (a deleted one too) has this ``localTaskId``."""
+        found = self.db.read().execute(
+            "SELECT 1 FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
+        )
+        return found.fetchone() is not None
+
+    def link_session(self, local_task_id: str, session_key: str, handle: Mapping[str, str]) -> None:
+        """Give a created task the agent's session: from now on the store's file of that
+        session is this task (RW-278..281: kept in the index, so it survives a restart). A row
+        the index made for the same session in the meantime is folded into this one."""
+        with self.db.write() as conn:
+            row = conn.execute(
+                "SELECT runtime FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
+            ).fetchone()
+            if row is None:
+                return
+            conn.execute(
+                "DELETE FROM local_tasks WHERE runtime = ? AND session_key = ?"
+                " AND local_task_id != ?",
+                (row["runtime"], session_key, local_task_id),
+            )
+            conn.execute(
+                "UPDATE local_tasks SET session_key = ?, runtime_handle = ?, stat_signature = NULL"
+                " WHERE local_task_id = ?",
+                (session_key, json.dumps(dict(handle), sort_keys=True), local_task_id),
+            )
+
+    def creation_failed(self, local_task_id: str) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET status = 'failed' WHERE local_task_id = ?"
+                " AND session_key LIKE 'pending:%'",
+                (local_task_id,),
+            )
 
     # ---------------------------------------------------------------- reads
     def revision(self) -> int:

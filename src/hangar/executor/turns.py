@@ -190,6 +190,45 @@ class TurnService:
             turn.bind(started.subtask_id)
         return turn
 
+    # -- create (RW-272..281) ----------------------------------------------------------------
+    def offered(self, runtime: str) -> list[ModelOption]:
+        """The models ``runtime`` offers now (for a task not created yet)."""
+        control = self.controls(runtime)
+        if control is None or "models" not in control.operations:
+            return []
+        return self._offered(runtime, control)
+
+    def create(
+        self,
+        target: TaskTarget,
+        request: TurnRequest,
+        link: Callable[[dict[str, str]], None],
+    ) -> LiveTurn:
+        """Start a new session for the registered task ``target`` with ``request`` as its
+        first turn. Returns at once: the agent starts in the background (Codex answers the
+        thread id first, then runs the turn); ``link`` receives the session's handle as soon
+        as the agent names it; a failure ends the turn ``failed`` with the reason."""
+        control = self.control(target, "create")
+        if target.cwd is None:
+            raise UsageError("a new task needs an existing directory")
+        cwd = target.cwd
+        turn = self._begin(target, "reply", request)
+
+        def run() -> None:
+            try:
+                handle, started = control.create(cwd, request, turn)
+                link(handle)
+                if turn.subtask_id is None:
+                    turn.bind(started.subtask_id)
+            except Exception as exc:  # reported on the turn: the client already shows it
+                message = exc.render() if isinstance(exc, HangarError) else str(exc)
+                if turn.subtask_id is None:
+                    turn.started("")
+                turn.finished("failed", message or type(exc).__name__)
+
+        threading.Thread(target=run, name="hangar-create", daemon=True).start()
+        return turn
+
     def _begin(self, target: TaskTarget, kind: str, request: TurnRequest | None) -> LiveTurn:
         turn = LiveTurn(
             device_id=self.device_id,

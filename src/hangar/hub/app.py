@@ -25,10 +25,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import adoption as adoption_api
+from hangar.hub.api import create as create_api
 from hangar.hub.api import devices as devices_api
 from hangar.hub.api import discussions as discussions_api
 from hangar.hub.api import events as events_api
 from hangar.hub.api import file_changes as file_changes_api
+from hangar.hub.api import files as files_api
 from hangar.hub.api import im_hooks
 from hangar.hub.api import issues as issues_api
 from hangar.hub.api import local_runs as local_runs_api
@@ -46,9 +48,11 @@ from hangar.hub.events import EventBus
 from hangar.hub.executor_link import DeviceLinks
 from hangar.hub.http_policy import HostCheckMiddleware, HostPolicy, SecurityHeadersMiddleware
 from hangar.hub.pages import runtime as runtime_pages
+from hangar.hub.pages import terminal as terminal_pages
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.browser_sessions import BrowserSessions
 from hangar.hub.store.workspaces import ensure_workspace
+from hangar.hub.terminals import TerminalAccess
 
 if TYPE_CHECKING:
     from hangar.hub.devices.directory import DeviceDirectory
@@ -63,8 +67,10 @@ API_ROUTERS = (
     runtime_api.router,
     runtime_api.archived,
     turns_api.router,
+    create_api.router,
     worktrees_api.router,
     file_changes_api.router,
+    files_api.router,
     issues_api.router,
     events_api.router,
     local_runs_api.router,
@@ -149,13 +155,16 @@ def create_app(
     attachments: AttachmentStore | None = None,
     remote: RemoteOptions | None = None,
     notifications: Notifications | None = None,
+    terminal_access: TerminalAccess | None = None,
 ) -> FastAPI:
     """Build the hub app over its database and the executor(s) it may call.
 
     ``hosts`` is the Host allow-list (default: a hub bound to 127.0.0.1; see
     :mod:`hangar.hub.http_policy`). ``events`` is the SSE bus (the composition root shares it
     with the executor's turn stream); ``attachments`` keeps uploads (default: a folder beside a
-    file database, else a temp folder).
+    file database, else a temp folder); ``terminal_access`` says whether the web UI may open
+    device terminals (default: yes, as for a hub on a loopback address; ``hangar serve``
+    passes what its bind allows).
     """
     workspace = ensure_workspace(engine, owner_name=owner_name or "owner")
     auth = Authenticator(token, BrowserSessions(engine))
@@ -173,6 +182,7 @@ def create_app(
         directory=remote.directory,
         public_url=remote.public_url,
         notifications=notifications,
+        terminal_access=terminal_access or TerminalAccess(),
     )
     app = FastAPI(
         title="hangar hub",
@@ -189,6 +199,7 @@ def create_app(
     app.include_router(devices_api.socket_router)
     app.include_router(im_hooks.router)
     app.include_router(runtime_pages.router)
+    app.include_router(terminal_pages.router)
     app.mount("/static", StaticFiles(directory=WEB_DIR / "static"), name="static")
     app.add_middleware(BodyLimitMiddleware)  # inside auth: a stranger gets 401 first
     app.add_middleware(

@@ -17,6 +17,7 @@ from hangar.hub.runtime_view import RuntimeView
 from hangar.hub.runtime_work import DeviceInfo, display_address
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import Workspace
+from hangar.hub.terminals import TerminalAccess, TerminalRelay
 from hangar.protocol import events as ev
 from hangar.protocol.codec import InvalidRequest, decode
 
@@ -48,6 +49,11 @@ class HubContext:
     notifications: Notifications | None = None
     public_url: str = "http://127.0.0.1:8765"
     """Where devices reach this hub (shown in the command ``hangar device add`` prints)."""
+
+    terminal_access: TerminalAccess = field(default_factory=TerminalAccess)
+    """Whether the web UI may open device terminals (off on a remote bind by default)."""
+    terminals: TerminalRelay = field(default_factory=TerminalRelay)
+    """Where devices' terminal output goes: to the page sockets watching each terminal."""
 
     def device_event(self, device_id: str, name: str, data: dict[str, Any]) -> None:
         """An event a device's executor sent (in process, or over its WebSocket): the hub

@@ -65,6 +65,7 @@ class RuntimeView:
         at most ``timeout`` seconds; ``offline`` devices are listed without tasks. A device
         whose marks fail or come late still lists its tasks, unmarked."""
         tasks: dict[str, list[dict[str, Any]]] = {}
+        registered: dict[str, list[str]] = {}
         errors: list[dict[str, str]] = []
         key: list[object] = [tuple(infos), tuple(offline or ())]
         cacheable = True
@@ -98,6 +99,9 @@ class RuntimeView:
                 failed.add(device_id)
                 continue
             revision = result.revision
+            if result.projects:
+                registered[device_id] = list(result.projects)
+                key.append((device_id, "projects", tuple(result.projects)))
             if result.unchanged and held is not None and held[0] == revision:
                 tasks[device_id] = held[1]
             else:
@@ -120,7 +124,7 @@ class RuntimeView:
         snapshot = self._snapshot
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded
-        body = group_tasks(infos, tasks)
+        body = group_tasks(infos, tasks, registered)
         for device in body["devices"]:
             if device["deviceId"] in failed:
                 device["state"], device["online"] = "unreachable", False

@@ -89,12 +89,27 @@ def device_display(device: DeviceInfo) -> str:
 
 
 def group_tasks(
-    devices: list[DeviceInfo], tasks_by_device: Mapping[str, Iterable[Task]]
+    devices: list[DeviceInfo],
+    tasks_by_device: Mapping[str, Iterable[Task]],
+    registered: Mapping[str, Iterable[str]] | None = None,
 ) -> dict[str, Any]:
-    """The ``GET /api/runtime-work`` body from each online device's unarchived tasks."""
+    """The ``GET /api/runtime-work`` body from each online device's unarchived tasks, and
+    the blank projects each registered (shown with no task yet, RW-295)."""
     labels = device_labels(devices)
     projects: dict[str, dict[str, Any]] = {}
     conversations: list[Task] = []
+    for device in devices:
+        for path in (registered or {}).get(device.device_id, ()):
+            pid = project_id(device.device_id, path)
+            projects[pid] = {
+                "projectId": pid,
+                "deviceId": device.device_id,
+                "workspacePath": path,
+                "name": project_name(path),
+                "deviceLabel": labels[device.device_id],
+                "updatedAt": "",
+                "tasks": [],
+            }
     for device in devices:
         for task in tasks_by_device.get(device.device_id, ()):
             if task.get("archived"):

@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hangar.protocol import create as cr
 from hangar.protocol import file_changes as fc
+from hangar.protocol import files as fl
 from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
+from hangar.protocol import terminal as term
 from hangar.protocol import turns as u
 from hangar.protocol import usage as g
 from hangar.protocol import worktrees as w
@@ -82,6 +85,20 @@ TURN_FILE_CHANGES_REVERT = Method(
 )
 USAGE_SUMMARY = Method("runtime.usage.summary", g.UsageRequest, g.UsageReport)
 TASKS_RUN_MESSAGES = Method("runtime.tasks.run_messages", rl.RunMessagesRequest, rl.RunMessagesPage)
+TASKS_CREATE = Method("runtime.tasks.create", cr.CreateTask, cr.TaskCreated)
+AGENTS_MODELS = Method("runtime.agents.models", cr.AgentModelsRequest, cr.AgentModels)
+PROJECTS_LIST = Method("runtime.projects.list", cr.ProjectsRequest, cr.ProjectList)
+PROJECTS_CREATE = Method("runtime.projects.create", cr.CreateProject, cr.ProjectCreated)
+TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
+TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
+TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
+TERMINAL_REPLAY = Method("runtime.terminal.replay", term.TerminalReplay, term.TerminalOutput)
+TERMINAL_FLOW = Method("runtime.terminal.flow", term.TerminalFlow, term.Accepted)
+TERMINAL_CLOSE = Method("runtime.terminal.close", term.TerminalRef, term.TerminalClosed)
+TERMINAL_LIST = Method("runtime.terminal.list", t.NoArguments, term.TerminalList)
+FILES_LIST = Method("runtime.files.list", fl.FilesRequest, fl.FileListing)
+FILES_READ = Method("runtime.files.read", fl.FilesRequest, fl.FileContent)
+FILES_STATUS = Method("runtime.files.status", fl.WorkspaceRef, fl.GitStatus)
 
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
@@ -122,4 +139,18 @@ METHODS: dict[str, Method] = _methods(
     TURN_FILE_CHANGES_REVERT,
     USAGE_SUMMARY,
     TASKS_RUN_MESSAGES,
+    TASKS_CREATE,
+    AGENTS_MODELS,
+    PROJECTS_LIST,
+    PROJECTS_CREATE,
+    TERMINAL_OPEN,
+    TERMINAL_INPUT,
+    TERMINAL_RESIZE,
+    TERMINAL_REPLAY,
+    TERMINAL_FLOW,
+    TERMINAL_CLOSE,
+    TERMINAL_LIST,
+    FILES_LIST,
+    FILES_READ,
+    FILES_STATUS,
 )

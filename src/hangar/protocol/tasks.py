@@ -93,6 +93,9 @@ class TaskList(Wire):
     """Moves with every change to the list (``None`` from an executor that does not count)."""
     unchanged: bool = False
     """``True``: the list is still the one at ``ifRevision`` (``tasks`` is then empty)."""
+    projects: list[str] = msgspec.field(default_factory=list)
+    """Blank projects registered on the device, listed even before they have a task
+    (always sent, also with ``unchanged``)."""
 
 
 class TranscriptPage(Transcript, kw_only=True):

@@ -8,6 +8,8 @@ and it is asyncio while the executor is threaded. The part hangar needs — ``in
 user message, the permission callback, ``interrupt`` and the output lines — is a small,
 documented protocol (:mod:`hangar.agents.claude.live`).
 
+* ``create`` → the same stream-json run with ``--session-id`` set to a new UUID, so the
+  session's id (its handle) is known before the CLI writes anything.
 * ``send`` → one CLI process per turn (:class:`~hangar.agents.claude.live.ClaudeRun`), in the
   session's directory, with the turn's model (``--model``).
 * ``cancel`` → the ``interrupt`` control request to the turn hangar runs; ``False`` when it
@@ -26,6 +28,7 @@ import json
 import subprocess
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -64,7 +67,9 @@ def user_content(request: TurnRequest) -> str | list[dict[str, Any]]:
 
 class ClaudeControl(AgentControl):
     runtime: ClassVar[str] = "claude"
-    operations: ClassVar[frozenset[Operation]] = frozenset({"send", "cancel", "compact", "models"})
+    operations: ClassVar[frozenset[Operation]] = frozenset(
+        {"send", "create", "cancel", "compact", "models"}
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -84,6 +89,7 @@ class ClaudeControl(AgentControl):
         model: str | None,
         observer: TurnObserver,
         compaction: bool,
+        new: bool = False,
     ) -> ClaudeRun:
         if cwd is None:
             raise UsageError(
@@ -93,7 +99,7 @@ class ClaudeControl(AgentControl):
             running = self._runs.get(session)
             if running is not None and not running.finished.is_set():
                 raise UsageError(f"Claude session {session} is already running a turn")
-        process = self.launcher.launch("claude", stream_args(session, model), cwd=cwd)
+        process = self.launcher.launch("claude", stream_args(session, model, new=new), cwd=cwd)
         if process is None:
             raise ClaudeUnavailable()
         run = ClaudeRun(process, observer, self._ended, compaction=compaction)
@@ -113,6 +119,15 @@ class ClaudeControl(AgentControl):
         run = self._start(session, request.cwd, request.model.model_id, observer, False)
         run.start(content, session)
         return StartedTurn(run.subtask_id)
+
+    def create(
+        self, cwd: Path, request: TurnRequest, observer: TurnObserver
+    ) -> tuple[dict[str, str], StartedTurn]:
+        session = str(uuid.uuid4())
+        content = user_content(request)
+        run = self._start(session, cwd, request.model.model_id, observer, False, new=True)
+        run.start(content, session)
+        return {"sessionId": session}, StartedTurn(run.subtask_id)
 
     def compact(self, handle: Handle, observer: TurnObserver, cwd: Path | None) -> StartedTurn:
         session = self._session(handle)

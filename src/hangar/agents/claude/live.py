@@ -36,7 +36,9 @@ INTERRUPT_GRACE = 10.0
 DENIED = "The user denied this in hangar."
 
 
-def stream_args(session_id: str, model: str | None) -> list[str]:
+def stream_args(session_id: str, model: str | None, *, new: bool = False) -> list[str]:
+    """Arguments of one stream-json turn on ``session_id``: ``--resume`` it, or start it
+    under that id (``--session-id``) when ``new``."""
     args = [
         "--input-format",
         "stream-json",
@@ -47,7 +49,7 @@ def stream_args(session_id: str, model: str | None) -> list[str]:
         "--replay-user-messages",
         "--permission-prompt-tool",
         "stdio",
-        "--resume",
+        "--session-id" if new else "--resume",
         session_id,
     ]
     return [*args, "--model", model] if model else args

@@ -16,6 +16,7 @@ executor stops.
   ``unsupported`` from then on (the executor then moves the files into its trash itself).
   A delete that never answers ends the server (RW-176) unless a turn runs on it: then deletes
   stop using the agent until the server is restarted.
+* ``create`` → ``thread/start`` then ``turn/start``.
 * ``send``/``guidance``/``cancel``/``compact``/``goal``/``models`` → ``turn/start``,
   ``turn/steer``, ``turn/interrupt``, ``thread/compact/start``, ``thread/goal/get``,
   ``model/list``.
@@ -56,7 +57,7 @@ class CodexControl(AgentControl):
     runtime: ClassVar[str] = "codex"
     keeps_archive_state: ClassVar[bool] = True
     operations: ClassVar[frozenset[Operation]] = frozenset(
-        {"send", "cancel", "guidance", "compact", "goal", "models"}
+        {"send", "create", "cancel", "guidance", "compact", "goal", "models"}
     )
 
     def __init__(
@@ -96,6 +97,14 @@ class CodexControl(AgentControl):
 
     def send(self, handle: Handle, request: TurnRequest, observer: TurnObserver) -> StartedTurn:
         return self.turns.send(self._thread(handle), request, observer)
+
+    def create(
+        self, cwd: Path, request: TurnRequest, observer: TurnObserver
+    ) -> tuple[dict[str, str], StartedTurn]:
+        if self.server() is None:
+            raise CodexUnavailable()
+        thread_id, started = self.turns.create(cwd, request, observer)
+        return {"threadId": thread_id}, started
 
     def guidance(self, handle: Handle, text: str, client_guidance_id: str) -> GuidanceOutcome:
         return self.turns.steer(self._thread(handle), text, client_guidance_id)

@@ -4,6 +4,8 @@ RW-144..152, RW-238, RW-283).
 * send: ``thread/resume {threadId}`` (metadata only), the startup watchdog, then
   ``turn/start {threadId, input, model, effort?}``; the input maps the text to a ``text`` item,
   images to ``localImage`` and other files to ``mention`` items (RW-283).
+* create: ``thread/start {cwd, model}`` answers the new thread's id, then ``turn/start`` as
+  for a send.
 * guidance: ``turn/steer {threadId, expectedTurnId, input}`` on the turn this server runs; no
   such turn → ``no_active_turn`` (RW-133).
 * cancel: ``turn/interrupt {threadId, turnId}`` for a turn this server runs; a turn running in
@@ -20,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hangar.agents.codex.app_server import GONE, AppServerError, CodexAppServer
@@ -160,6 +163,27 @@ class CodexTurns:
         server.request(
             "thread/resume", {"threadId": thread_id, "excludeTurns": True}, REQUEST_TIMEOUT
         )
+        return self._turn(server, thread_id, request, observer)
+
+    def create(
+        self, cwd: Path, request: TurnRequest, observer: TurnObserver
+    ) -> tuple[str, StartedTurn]:
+        """``thread/start {cwd, model}``, then the first turn on the new thread."""
+        server = self._server()
+        params: dict[str, Any] = {"cwd": str(cwd), "model": request.model.model_id}
+        thread = (server.request("thread/start", params, REQUEST_TIMEOUT).get("thread")) or {}
+        thread_id = str(thread.get("id") or "")
+        if not thread_id:
+            raise AppServerError(method="thread/start", rpc_message="answered no thread id")
+        return thread_id, self._turn(server, thread_id, request, observer)
+
+    def _turn(
+        self,
+        server: CodexAppServer,
+        thread_id: str,
+        request: TurnRequest,
+        observer: TurnObserver,
+    ) -> StartedTurn:
         active = self._begin(thread_id, observer, server)
         active.watchdog = StartupWatchdog(self.startup_timeout, lambda: self._stuck(active))
         active.watchdog.start()  # RW-109: before turn/start

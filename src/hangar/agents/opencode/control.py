@@ -6,6 +6,8 @@
   transcript), text and reasoning parts stream their deltas, tool parts report running/done,
   ``permission.asked`` is an approval (answered ``once`` / ``always`` / ``reject``), and
   ``session.idle`` (or ``session.error``) ends it.
+* ``create`` → ``POST /session?directory=…`` (the new session's id is its handle), then the
+  first turn as a send.
 * ``cancel`` → ``POST /session/{id}/abort`` for a turn hangar runs.
 * ``models`` → ``GET /config/providers``: every provider's models (``modelType`` is the
   provider id).
@@ -18,10 +20,11 @@ from __future__ import annotations
 import base64
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from hangar.agents.control import AgentControl, Handle, Operation
-from hangar.agents.opencode.serve import OpenCodeServer, with_directory
+from hangar.agents.opencode.serve import OpenCodeHttpError, OpenCodeServer, with_directory
 from hangar.agents.turns import (
     ApprovalDecision,
     ApprovalRequest,
@@ -72,7 +75,7 @@ def prompt_parts(request: TurnRequest) -> list[dict[str, Any]]:
 
 class OpenCodeControl(AgentControl):
     runtime: ClassVar[str] = "opencode"
-    operations: ClassVar[frozenset[Operation]] = frozenset({"send", "cancel", "models"})
+    operations: ClassVar[frozenset[Operation]] = frozenset({"send", "create", "cancel", "models"})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -132,6 +135,20 @@ class OpenCodeControl(AgentControl):
             raise
         turn.named.wait(START_WAIT)
         return StartedTurn(turn.user_id or "")
+
+    def create(
+        self, cwd: Path, request: TurnRequest, observer: TurnObserver
+    ) -> tuple[dict[str, str], StartedTurn]:
+        if not request.model.model_type:
+            raise UsageError(
+                "an OpenCode model needs its provider (modelType), e.g. the one listed"
+            )
+        info = self.server.request("POST", with_directory("/session", str(cwd)), {})
+        session = str(info.get("id") or "") if isinstance(info, dict) else ""
+        if not session:
+            raise OpenCodeHttpError(f"opencode serve: POST /session answered no id: {info!r}")
+        handle = {"sessionId": session}
+        return handle, self.send(handle, request, observer)
 
     def cancel(self, handle: Handle) -> bool:
         session = handle.get("sessionId") or ""

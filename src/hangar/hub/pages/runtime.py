@@ -28,6 +28,7 @@ from hangar.hub.pages.session import (
     set_session_cookie,
 )
 from hangar.hub.pages.usage import router as usage_router
+from hangar.hub.pages.worktrees import router as worktrees_router
 from hangar.transcripts.paging import encode_cursor
 
 router = APIRouter(include_in_schema=False)
@@ -35,6 +36,7 @@ router.include_router(issues_router)
 router.include_router(discussions_router)
 router.include_router(usage_router)
 router.include_router(devices_router)
+router.include_router(worktrees_router)
 
 
 @router.get("/")
@@ -102,6 +104,7 @@ def runtime_tasks(
         view=view,
         device_id=deviceId or "",
         local_task_id=localTaskId or "",
+        terminal=ctx.terminal_access,
     )
 
 

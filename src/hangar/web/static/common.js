@@ -18,7 +18,10 @@ const hangar = (() => {
     const data = await res.json().catch(() => ({}));
     if (!res.ok) {
       const err = (data && data.error) || {};
-      throw new Error(err.message || ("HTTP " + res.status));
+      const failure = new Error(err.message || ("HTTP " + res.status));
+      failure.code = err.code || "";
+      failure.details = err.details || {};
+      throw failure;
     }
     return data;
   }

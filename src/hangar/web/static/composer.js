@@ -493,6 +493,15 @@
   }
   picker.addEventListener("change", fillEffort);
   document.addEventListener("hangar:task-opened", (event) => opened(event.detail.deviceId, event.detail.localTaskId));
+  // A task being created (new_task.js): its first message shows at once, waiting for the
+  // reply (RW-274); the reply's events then fill this projection like a send's.
+  document.addEventListener("hangar:task-created", (event) => {
+    const { deviceId, localTaskId, text } = event.detail;
+    taskState(keyOf(deviceId, localTaskId)).live = newLive(text, []);
+  });
+  document.addEventListener("hangar:task-create-failed", (event) => {
+    tasks.delete(keyOf(event.detail.deviceId, event.detail.localTaskId));
+  });
   const start = runtime.current();
   if (start.deviceId && start.localTaskId) opened(start.deviceId, start.localTaskId);
 })();

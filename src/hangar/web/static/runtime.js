@@ -114,8 +114,15 @@
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
     if (data.title) $("task-title").textContent = data.title;
     if (data.archived) setArchived(data.archived === "true");
+    announceTask(data.workspacePath, data.projectPath);
     document.dispatchEvent(new CustomEvent("hangar:transcript-page", { detail: { ...data, deviceId: state.deviceId, localTaskId: state.localTaskId } }));
     return data;
+  }
+
+  // The workspace tools beside a task (terminal, files) follow the open task (RW-248).
+  function announceTask(workspacePath, projectPath) {
+    const detail = { deviceId: state.deviceId, localTaskId: state.localTaskId, workspacePath: workspacePath || "", projectPath: projectPath || "" };
+    document.dispatchEvent(new CustomEvent("hangar:task", { detail }));
   }
 
   async function loadOlder() {
@@ -162,6 +169,7 @@
       const query = new URLSearchParams({ deviceId, localTaskId, format });
       $("export-" + format).href = "/api/runtime-work/export?" + query;
     }
+    announceTask(link?.dataset.workspacePath, link?.dataset.projectPath);
     $("layout").classList.remove("sidebar-open");
     document.dispatchEvent(new CustomEvent("hangar:task-opened", { detail: { deviceId, localTaskId } }));
     hangar.status("Loading…");
@@ -405,6 +413,7 @@
   window.hangarRuntime = {
     events,
     current: () => ({ deviceId: state.deviceId, localTaskId: state.localTaskId }),
+    open: (deviceId, localTaskId) => openTask(deviceId, localTaskId),
     refresh: refreshOpenTask,
     refreshSidebar,
   };
