@@ -45,8 +45,8 @@ def test_a_watched_task_raises_a_browser_notification(page: Any, live_hub: LiveH
     expect(watch).to_have_attribute("aria-pressed", "true")
 
     live_hub.sessions["long"].user("One more question").assistant("One more answer.")
-    page.wait_for_function("window.__updates.some(u => u.content === 'One more answer.')")
+    page.wait_for_function("() => window.__updates.some(u => u.content === 'One more answer.')")
     live_hub.sessions["short"].user("Say it again").assistant("Hello again!")
-    page.wait_for_function("window.__notified.length > 0")
+    page.wait_for_function("() => window.__notified.length > 0")
     notified = page.evaluate("window.__notified")
     assert notified == [{"title": "Say hello · done", "body": "Hello again!"}]
