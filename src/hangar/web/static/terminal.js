@@ -18,6 +18,8 @@
   const sessions = new Map(); // context key -> TerminalSession
   let shown = null; // the session whose context is current
 
+  mirrorBlockedStyles();
+
   const stored = (kind, key) => sessionStorage.getItem(`hangar.terminal.${kind}.${key}`);
   const store = (kind, key, value) => {
     const name = `hangar.terminal.${kind}.${key}`;
@@ -196,4 +198,39 @@
   $("terminal-reconnect").addEventListener("click", () => shown && shown.connect());
   new ResizeObserver(() => shown && shown.refit()).observe(hosts);
   render();
+
+  // xterm.js styles its rows with <style> elements it creates; a strict Content-Security-Policy
+  // (style-src 'self') blocks those. Their text is copied into constructed style sheets, which
+  // the policy allows, for every <style> the browser did not apply.
+  function mirrorBlockedStyles() {
+    if (!("adoptedStyleSheets" in document)) return;
+    const sheets = new Map();
+    const mirror = (style) => {
+      if (style.sheet && !sheets.has(style)) return; // applied by the browser itself
+      let sheet = sheets.get(style);
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        sheets.set(style, sheet);
+        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+      }
+      try { sheet.replaceSync(style.textContent || ""); } catch (_) { /* not CSS */ }
+    };
+    const forget = (style) => {
+      const sheet = sheets.get(style);
+      if (!sheet) return;
+      sheets.delete(style);
+      document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== sheet);
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        for (const node of r.addedNodes) {
+          if (node.nodeName === "STYLE") mirror(node);
+          else if (node.querySelectorAll) node.querySelectorAll("style").forEach(mirror);
+        }
+        for (const node of r.removedNodes) if (node.nodeName === "STYLE") forget(node);
+        const owner = r.target.nodeName === "STYLE" ? r.target : r.target.parentNode;
+        if (owner && owner.nodeName === "STYLE" && owner.isConnected) mirror(owner);
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  }
 })();
