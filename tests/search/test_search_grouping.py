@@ -39,7 +39,7 @@ def test_relevance_puts_the_densest_match_first(executor: Executor, claude_home:
     claude_session(claude_home, "63333333-3333-4333-8333-333333333333", "/p/a", sparse, 100)
     by_date = _search(executor, "tapir")
     by_rank = _search(executor, "tapir", order="relevance")
-    assert [r["snippet"] for r in by_date][0].startswith("a long note")  # newest first
+    assert by_date[0]["snippet"].startswith("a long note")  # newest first
     assert by_rank[0]["snippet"].startswith("«tapir» «tapir» «tapir»")
     assert [r["localTaskId"] for r in by_rank] == [r["localTaskId"] for r in by_date][::-1]
     assert by_rank[0]["score"] < by_rank[1]["score"]
