@@ -241,6 +241,7 @@
     if (t.closest && t.closest("input, textarea, select, [contenteditable], dialog")) return;
     event.preventDefault();
     $("layout").classList.add("sidebar-open"); // a narrow window shows the drawer first
+    $("sidebar").inert = false; // at once: keys.js would lift it only after this handler
     input.focus();
     input.select();
   });
