@@ -176,8 +176,9 @@ class DemoTab:
 def demo_tab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoTab]:
     """A demo hub and a logged-in Chromium for one test module (started once: it is slow)."""
     _require_browser()
-    from hangar.hub.demo import demo_corpus
     from playwright.sync_api import sync_playwright
+
+    from hangar.hub.demo import demo_corpus
 
     try:
         demo_corpus()

@@ -44,7 +44,9 @@ def test_j_k_g_and_G_move_between_messages(demo_view: Any) -> None:
     assert _focused_index(page) == indexes[1]
     focused = page.locator(f"#msg-{indexes[1]}")
     expect(focused).to_be_in_viewport()
-    outline = focused.evaluate("e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineWidth")
+    outline = focused.evaluate(
+        "e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineWidth"
+    )
     assert outline.startswith("solid") and not outline.endswith(" 0px")  # focus is visible
     page.keyboard.press("G")
     assert _focused_index(page) == indexes[-1]
