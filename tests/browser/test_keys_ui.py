@@ -93,6 +93,10 @@ def test_question_mark_opens_the_shortcut_sheet(demo_view: Any) -> None:
     expect(sheet).to_be_hidden()
     page.fill("#search-input", "?")  # typing in a field is never a shortcut
     expect(sheet).to_be_hidden()
+    page.locator("#keys-button").click()  # the sheet is also one click away
+    expect(sheet).to_be_visible()
+    sheet.get_by_role("button", name="Close").click()
+    expect(sheet).to_be_hidden()
 
 
 def test_closed_drawer_is_out_of_the_tab_order(demo_view: Any) -> None:

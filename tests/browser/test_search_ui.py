@@ -128,6 +128,11 @@ def test_filters_by_agent_project_date_and_order(demo_view: Any) -> None:
     page.select_option("#search-order", value="relevance")
     expect(page.locator("#search-results .search-group")).to_have_count(len(everything))
     assert sorted(_titles(page)) == sorted(everything)
+    scores = page.evaluate(
+        """async () => (await hangar.api("/api/runtime-work/search",
+             {query: "the", order: "relevance"})).results.map(r => r.score)"""
+    )
+    assert scores == sorted(scores) and len(scores) == len(everything)  # best (lowest) first
     page.select_option("#search-order", value="date")
     page.fill("#search-from", "2099-01-01")
     page.dispatch_event("#search-from", "change")

@@ -104,6 +104,8 @@
     if (!sheet.open) sheet.showModal();
   }
 
+  $("keys-button")?.addEventListener("click", showSheet);
+
   // ---- dispatch -------------------------------------------------------------------------
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
