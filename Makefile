@@ -17,8 +17,12 @@ $(STAMP): pyproject.toml | $(VPY)
 install: $(STAMP)
 
 # The pinned agent CLIs for the real_agents tests; `npm ci` reruns only when the lock changes.
+# The npm set includes Grok CLI (sample plugin localrun-providers/grok); the Python CLIs of the
+# sample plugins (Hermes Agent) go into their own venv, agent-clis/python, whose pinned
+# dependencies must not meet hangar's own.
 AGENTS_DIR   := agent-clis
 AGENTS_STAMP := $(AGENTS_DIR)/node_modules/.hangar-stamp
+PYCLIS_STAMP := $(AGENTS_DIR)/python/.hangar-stamp
 
 # opencode's postinstall runs `opencode --version`, which creates XDG folders: keep them
 # inside node_modules instead of the user's home.
@@ -30,7 +34,12 @@ $(AGENTS_STAMP): $(AGENTS_DIR)/package.json $(AGENTS_DIR)/package-lock.json
 		npm ci --no-audit --no-fund
 	touch $(AGENTS_STAMP)
 
-agents: $(AGENTS_STAMP)
+$(PYCLIS_STAMP): $(AGENTS_DIR)/requirements.txt
+	$(PYTHON) -m venv $(AGENTS_DIR)/python
+	$(AGENTS_DIR)/python/bin/pip install --quiet -r $(AGENTS_DIR)/requirements.txt
+	touch $(PYCLIS_STAMP)
+
+agents: $(AGENTS_STAMP) $(PYCLIS_STAMP)
 
 # Regenerates the committed demo corpus (demo/corpus/) by running every CLI offline.
 corpus: install agents

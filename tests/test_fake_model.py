@@ -95,7 +95,7 @@ def test_bad_json_is_400_and_logged(fake_model: FakeModelServer) -> None:
     [
         ("/v1/messages", {"stream": True}, 400, "missing field `messages`"),
         ("/v1/responses", {"stream": True, "tools": []}, 400, "missing field `input`"),
-        ("/v1/chat/completions", {"messages": []}, 400, "only streamed requests"),
+        ("/v1/responses", {"input": [], "tools": []}, 400, "only streamed requests"),
         ("/v1/chat/completions", [1, 2], 400, "must be a JSON object"),
         ("/v1/engines", {}, 404, "no route POST /v1/engines"),
         ("/v1/models", {}, 405, "takes GET"),
@@ -264,6 +264,32 @@ def test_every_shipped_scenario_loads() -> None:
     assert {"hello", "shell-roundtrip", "plan", "demo-failing-turn"} <= set(names)
     for name in names:
         assert builtin_scenario(name).turns, name
+
+
+def test_unstreamed_chat_completion_and_restarted_ids(fake_model: FakeModelServer) -> None:
+    """A Chat Completions request without ``stream`` (Grok CLI's headless mode) gets one
+    ``chat.completion``; reloading with ``restart_ids`` replays the same tool-call ids."""
+    turns = ({"shell": "echo hi"}, {"text": "Done."})
+    seen = []
+    for _ in range(2):
+        fake_model.load(scenario_from_dict({"name": "t", "turns": list(turns)}), restart_ids=True)
+        body = {**chat_body(), "stream": False}
+        status, payload = post(fake_model, "/v1/chat/completions", body)
+        assert status == 200
+        first = json.loads(payload)
+        assert first["object"] == "chat.completion"
+        call = first["choices"][0]["message"]["tool_calls"][0]
+        assert json.loads(call["function"]["arguments"])["command"] == "echo hi"
+        assert first["choices"][0]["finish_reason"] == "tool_calls"
+        status, payload = post(fake_model, "/v1/chat/completions", {**body, "stream": None})
+        second = json.loads(payload)
+        assert second["choices"][0]["message"]["content"] == "Done."
+        assert second["usage"]["total_tokens"] > 0
+        seen.append((call["id"], first["id"], second["id"]))
+    assert seen[0] == seen[1]
+    fake_model.load(scenario_from_dict({"name": "t", "turns": list(turns)}))
+    status, payload = post(fake_model, "/v1/chat/completions", {**chat_body(), "stream": False})
+    assert json.loads(payload)["choices"][0]["message"]["tool_calls"][0]["id"] != seen[0][0]
 
 
 def test_a_stalled_turn_is_never_answered_and_a_delayed_one_pauses_mid_stream(

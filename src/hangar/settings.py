@@ -79,6 +79,10 @@ SETTINGS: tuple[Setting, ...] = (
 
 SETTINGS_BY_NAME = {s.name: s for s in SETTINGS}
 
+#: Tables of ``config.toml`` that are not settings; their owners read them (documented beside
+#: the settings): ``[localrun_providers.<name>]`` is read by provider-plugin discovery.
+CONFIG_SECTIONS = ("localrun_providers",)
+
 #: Environment variables read outside the settings table (documented alongside it).
 OTHER_ENV_VARS = (
     "HANGAR_HOME",
@@ -158,7 +162,7 @@ def load_settings(environ: Env | None = None) -> Settings:
     env = environment(environ)
     paths = hangar_paths(env)
     file_values = read_config_file(paths.config_file)
-    unknown = sorted(set(file_values) - set(SETTINGS_BY_NAME))
+    unknown = sorted(set(file_values) - set(SETTINGS_BY_NAME) - set(CONFIG_SECTIONS))
     if unknown:
         raise SettingError(
             name=unknown[0], source=str(paths.config_file), problem="unknown setting"

@@ -97,3 +97,27 @@ def test_the_task_header_exports_the_transcript(demo_page: Any, tmp_path: Path) 
     with page.expect_download() as html:
         page.locator("#export-html").click()
     assert html.value.suggested_filename.endswith(".html")
+
+
+def test_the_task_header_names_the_session_and_copies_its_resume_command(
+    demo_browser: tuple[Any, str],
+) -> None:
+    page, url = demo_browser
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page.goto(url + "/runtime-tasks")
+    page.locator("#sidebar-content a.task", has_text="cart_total").first.click()
+    facts = page.locator("#task-facts .task-facts")
+    expect(facts.locator(".agent")).to_have_text("Codex")
+    expect(facts.locator(".cwd")).to_have_text("/home/demo/code/webshop")
+    session = facts.locator(".session")
+    expect(session).to_have_text(re.compile(r"^[0-9a-f-]{36}$"))
+    session_id = session.text_content()
+    facts.locator("button.copy", has_text="Copy resume command").click()
+    expect(facts.locator("button.copy", has_text="Copied")).to_be_visible()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == f"cd /home/demo/code/webshop && codex resume {session_id}"
+    facts.locator("button.copy", has_text="Copy link").click()
+    link = page.evaluate("navigator.clipboard.readText()")
+    assert link == page.url and "localTaskId=" in link
+    time = page.locator("#messages article.msg time").first
+    expect(time).to_have_attribute("title", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$"))

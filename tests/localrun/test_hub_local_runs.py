@@ -58,6 +58,26 @@ def test_create_is_idempotent_by_source_key_and_moves_issue(client: TestClient) 
     assert clash.status_code == 409
 
 
+def test_message_batch_is_stored_in_order_once(client: TestClient) -> None:
+    """LR-159: a batch is stored in order, each message once per (source, sourceKey), in one
+    transaction; a batch with an invalid message stores nothing and names the bad one."""
+    run = new_run(client, new_issue(client))
+    path = f"/api/local-runs/{run['id']}/messages/batch"
+    first = [{"type": "text", "source": "s", "sourceKey": f"k{n}", "content": f"m{n}"}
+             for n in range(3)]  # fmt: skip
+    answer = client.post(path, json={"messages": first})
+    assert answer.status_code == 200
+    assert answer.json()["results"] == [{"seq": n + 1, "created": True} for n in range(3)]
+    again = client.post(path, json={"messages": [first[1], {**first[0], "sourceKey": "k3"}]})
+    assert again.json()["results"] == [{"seq": 2, "created": False}, {"seq": 4, "created": True}]
+    bad = client.post(path, json={"messages": [{**first[0], "sourceKey": "k9"},
+                                               {**first[0], "type": "event"}]})  # fmt: skip
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
+    assert bad.json()["error"]["details"]["problems"][0]["field"] == "messages[1].type"
+    stored = client.get(f"/api/local-runs/{run['id']}/messages").json()["messages"]
+    assert [m["sourceKey"] for m in stored] == ["k0", "k1", "k2", "k3"]
+
+
 def test_no_status_update_keeps_the_issue_status(client: TestClient) -> None:
     key = new_issue(client, status="todo")
     new_run(client, key, noStatusUpdate=True)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import stat
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from hangar.hub_client import HubClient
 from hangar.localrun.environment import RunBinding, build_child_env
@@ -54,6 +56,76 @@ def test_posts_in_order_and_deduplicates(tmp_path: Path, live_hub: str) -> None:
     assert (reporter.stats.posted, reporter.stats.deduplicated) == (3, 1)
 
 
+class SlowHub:
+    """The real hub's API, slow until ``gate`` opens (every post waits for it), counting the
+    batches it is sent."""
+
+    def __init__(self, api: HttpRunApi, gate: threading.Event) -> None:
+        self.api, self.gate, self.server_url = api, gate, api.server_url
+        self.batches: list[int] = []
+
+    def post_message(self, run_id: str, message: dict[str, Any]) -> bool:
+        self.gate.wait(10)
+        return self.api.post_message(run_id, message)
+
+    def post_messages(self, run_id: str, messages: list[dict[str, Any]]) -> list[bool]:
+        self.gate.wait(10)
+        self.batches.append(len(messages))
+        return self.api.post_messages(run_id, messages)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.api, name)
+
+
+def run_on(client: HubClient) -> str:
+    issue = client.post("/api/issues", {"title": "Batches"})
+    return str(client.post(f"/api/issues/{issue['key']}/local-runs", {"cliName": "x"})["id"])
+
+
+def test_a_backlog_goes_in_order_batches_and_a_waiting_provider(
+    tmp_path: Path, live_hub: str
+) -> None:
+    """LR-159: what queued up behind a slow post goes out in batches, in order; with
+    ``wait_when_full`` the provider waits for room instead of spooling (the spool would lose
+    the order of a flood)."""
+    with HubClient(live_hub, TOKEN) as client:
+        run_id = run_on(client)
+        gate = threading.Event()
+        hub = SlowHub(HttpRunApi(client), gate)
+        reporter = RunReporter(hub, run_id, Spool(tmp_path / "spool"), queue_size=8,  # type: ignore[arg-type]
+                               wait_when_full=True)  # fmt: skip
+        reporter.report(message(0))
+        threading.Timer(0.5, gate.set).start()
+        started = time.monotonic()
+        for n in range(1, 301):
+            reporter.report(message(n))
+        waited = time.monotonic() - started
+        assert reporter.close(timeout=30) == 0
+        stored = client.get(f"/api/local-runs/{run_id}/messages", limit=5000)["messages"]
+    assert [m["content"] for m in stored] == [f"m{n}" for n in range(301)]
+    assert reporter.stats.spooled == 0 and reporter.stats.posted == 301
+    assert waited >= 0.4  # the provider was held back while the hub was slow
+    assert max(hub.batches) > 1  # what queued up went together
+
+
+def test_a_refused_batch_is_resent_one_by_one(tmp_path: Path, live_hub: str) -> None:
+    """One message the hub refuses (a sourceKey over its limit) costs only itself."""
+    with HubClient(live_hub, TOKEN) as client:
+        run_id = run_on(client)
+        gate = threading.Event()
+        hub = SlowHub(HttpRunApi(client), gate)
+        reporter = RunReporter(hub, run_id, Spool(tmp_path / "spool"))  # type: ignore[arg-type]
+        bad = RunMessage("text", "test", "k" * 600, content="too long a key")
+        for item in (message(0), message(1), bad, message(3)):
+            reporter.report(item)  # the slow hub holds the first post while the rest queue
+        threading.Timer(0.3, gate.set).start()
+        assert reporter.close(timeout=10) == 0
+        stored = client.get(f"/api/local-runs/{run_id}/messages")["messages"]
+    assert [m["content"] for m in stored] == ["m0", "m1", "m3"]
+    assert reporter.stats.rejected == 1
+    assert len(hub.batches) == 1 and hub.batches[0] >= 3  # the bad one came in a batch
+
+
 def test_hub_down_spools_then_resends_exactly_once(tmp_path: Path) -> None:
     """Nothing lost: retries, then an atomic 0600 file per message, re-sent when back."""
     api = api_with_run()
@@ -67,7 +139,8 @@ def test_hub_down_spools_then_resends_exactly_once(tmp_path: Path) -> None:
     run_dir = spool.run_dir("r1")
     assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in run_dir.iterdir())
-    assert api.calls.count("post_message") >= 4  # first try + 3 retries
+    posts = api.calls.count("post_message") + api.calls.count("post_messages")
+    assert posts >= 4  # first try + 3 retries (a queued backlog goes as one batch)
     api.online = True
     wait_for(lambda: len(api.messages.get("r1", [])) == 5)
     reporter.report(message(6))

@@ -20,6 +20,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         control="hangar.agents.codex.control:CodexControl",
         usage="hangar.agents.codex.usage:scan_usage",
         executables=("codex",),
+        resume=("codex", "resume", "{session}"),
     ),
     Agent(
         runtime="claude",
@@ -31,6 +32,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         control="hangar.agents.claude.control:ClaudeControl",
         usage="hangar.agents.claude.usage:scan_usage",
         executables=("claude",),
+        resume=("claude", "--resume", "{session}"),
     ),
     Agent(
         runtime="opencode",
@@ -42,6 +44,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         control="hangar.agents.opencode.control:OpenCodeControl",
         usage="hangar.agents.usage_rules:scan_opencode_style",
         executables=("opencode",),
+        resume=("opencode", "--session", "{session}"),
     ),
     Agent(
         runtime="continue",

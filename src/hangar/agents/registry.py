@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import shlex
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -63,6 +64,16 @@ class Agent:
     usage: str | None = None
     executables: tuple[str, ...] = ()
     """Executable basenames that run this agent (how ``hangar run -- CLI`` picks it)."""
+    resume: tuple[str, ...] = ()
+    """The agent's own command that continues a session in a terminal, ``{session}`` standing
+    for its id (``("codex", "resume", "{session}")``); empty when the CLI has none by id."""
+
+    def resume_command(self, session_id: str, cwd: str | None = None) -> str | None:
+        """The shell line a user pastes to continue ``session_id`` in its own directory."""
+        if not self.resume or not session_id:
+            return None
+        argv = shlex.join(part.replace("{session}", session_id) for part in self.resume)
+        return f"cd {shlex.quote(cwd)} && {argv}" if cwd else argv
 
     def resolve_home(self, environ: Env | None = None) -> AgentHome:
         root, variable = self.home.resolve(environ)

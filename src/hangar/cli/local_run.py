@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from hangar.cli.hangar_click import HangarGroup
+from hangar.cli.local_run_provider import provider_group
 from hangar.localrun.hub_api import HttpRunApi
 from hangar.localrun.spool import Spool
 from hangar.paths import hangar_paths
@@ -13,6 +14,9 @@ from hangar.paths import hangar_paths
 @click.group("local-run", cls=HangarGroup)
 def local_run_group() -> None:
     """Local runs (`hangar run`) on this machine."""
+
+
+local_run_group.add_command(provider_group)
 
 
 @local_run_group.command("sync-pending")

@@ -49,7 +49,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "run": LazyCommand(
         "hangar.cli.run:run_command",
-        "Run CLI (codex, claude) in this terminal bound to ISSUE; its log syncs to the hub.",
+        "Run CLI (codex, claude, a plugin) in this terminal bound to ISSUE; its log syncs.",
     ),
     "local-run": LazyCommand(
         "hangar.cli.local_run:local_run_group", "Local runs (`hangar run`) on this machine."

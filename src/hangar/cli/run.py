@@ -45,10 +45,11 @@ def run_command(
     no_status_update: bool,
     comments: str,
 ) -> None:
-    """Run CLI (codex, claude) in this terminal bound to ISSUE; its log syncs to the hub.
+    """Run CLI (codex, claude, a plugin) in this terminal bound to ISSUE; its log syncs.
 
     Put hangar's options before `--` and the agent's command after it:
-    `hangar run HGR-12 --cwd ~/src/app -- claude --model opus`.
+    `hangar run HGR-12 --cwd ~/src/app -- claude --model opus`. Plugins:
+    `hangar local-run provider list`.
     """
     args = list(command)
     if args and args[0] == "--":

@@ -52,7 +52,7 @@ LIFECYCLE_COMMANDS: dict[str, LazyCommand] = {
     ),
     "export": LazyCommand(
         "hangar.cli.tasks_export:export_command",
-        "Export TASK's whole transcript as Markdown or one HTML page, secrets redacted.",
+        "Export TASK's whole transcript with secrets redacted.",
     ),
     "models": LazyCommand(
         "hangar.cli.tasks_send:models_command",

@@ -34,7 +34,14 @@ from hangar.paths import Env
 from hangar.private_files import secure_home
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
-from hangar.transcripts.paging import DEFAULT_LIMIT, check_limit, decode_cursor, page, window
+from hangar.transcripts.paging import (
+    DEFAULT_LIMIT,
+    check_limit,
+    decode_cursor,
+    earlier_checklist,
+    page,
+    window,
+)
 from hangar.transcripts.signature import FileSignature
 from hangar.transcripts.tail import TurnTables
 
@@ -330,6 +337,8 @@ class ExecutorCore:
             context_usage=entry.summary.context_usage,
             base=entry.base,
         )
+        if result.checklist is None:
+            result.earlier_checklist = earlier_checklist(entry.messages, entry.base)
         return task, result
 
     def messages(self, local_task_id: str) -> tuple[LocalTask, list[Message]]:

@@ -42,6 +42,7 @@ def transcript(executor: ExecutorCore, request: TranscriptRequest) -> Transcript
         before_cursor=page.before_cursor,
         checklist=page.checklist,
         context_usage=page.context_usage,
+        earlier_checklist=page.earlier_checklist,
         task=task,
     )
 

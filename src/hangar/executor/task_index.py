@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
+from hangar.agents.registry import agent
 from hangar.errors import AmbiguousError, NotFoundError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.workspaces import classify
@@ -365,4 +366,13 @@ class TaskIndex:
             message_count=row["message_count"],
             worktree_id=row["worktree_id"],
             model=row["model"],
+            session_id=row["session_key"],
+            resume_command=_resume_command(row),
         )
+
+
+def _resume_command(row: sqlite3.Row) -> str | None:
+    record = agent(row["runtime"])
+    if record is None:
+        return None
+    return record.resume_command(row["session_key"], row["workspace_path"] or None)

@@ -5,7 +5,8 @@ Contract of :class:`RunApi`: every method either succeeds, raises
 HTTP 5xx/408/429 — worth retrying or spooling) or raises :class:`~hangar.hub_client.HubRejected`
 (the hub understood and refused: retrying the same request cannot help). ``post_message``
 returns ``True`` when the hub stored a new message and ``False`` when it already had one with
-the same (source, sourceKey).
+the same (source, sourceKey); ``post_messages`` does the same for a list (stored in order, in
+one hub transaction) and returns one flag per message.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class RunApi(Protocol):
     def patch_run(self, run_id: str, body: dict[str, Any]) -> dict[str, Any]: ...
     def put_usage(self, run_id: str, usage: list[dict[str, Any]]) -> None: ...
     def post_message(self, run_id: str, message: dict[str, Any]) -> bool: ...
+    def post_messages(self, run_id: str, messages: list[dict[str, Any]]) -> list[bool]: ...
 
 
 class HttpRunApi:
@@ -62,6 +64,11 @@ class HttpRunApi:
     def post_message(self, run_id: str, message: dict[str, Any]) -> bool:
         response = self.client.send("POST", f"/api/local-runs/{run_id}/messages", json=message)
         return response.status_code == 201
+
+    def post_messages(self, run_id: str, messages: list[dict[str, Any]]) -> list[bool]:
+        path = f"/api/local-runs/{run_id}/messages/batch"
+        answer = self.client.post(path, {"messages": messages})
+        return [bool(result["created"]) for result in answer["results"]]
 
 
 @dataclass
@@ -116,3 +123,7 @@ class InMemoryRunApi:
             return False
         stored.append(dict(message, seq=len(stored) + 1))
         return True
+
+    def post_messages(self, run_id: str, messages: list[dict[str, Any]]) -> list[bool]:
+        self._check("post_messages")
+        return [self.post_message(run_id, message) for message in messages]

@@ -65,6 +65,9 @@ class ChildCommand:
     argv: Sequence[str]
     cwd: Path
     env: Mapping[str, str]
+    pass_fds: tuple[int, ...] = ()
+    """File descriptors handed to the child under the same numbers (e.g. a plugin's event
+    pipe); the runner closes the parent's copies once the child has started."""
 
 
 class PtyRunner(Protocol):
@@ -175,6 +178,7 @@ class TerminalPtyRunner:
                     stderr=slave,
                     start_new_session=True,
                     preexec_fn=_take_controlling_tty,
+                    pass_fds=command.pass_fds,
                 )
             except OSError as exc:
                 raise CliNotFoundError(
@@ -182,6 +186,7 @@ class TerminalPtyRunner:
                 ) from None
         finally:
             os.close(slave)
+            _close_all(command.pass_fds)
         if self.on_started is not None:
             self.on_started(process.pid)
         try:
@@ -259,6 +264,12 @@ class TerminalPtyRunner:
             _drain(master, self.stdout_fd)
 
 
+def _close_all(fds: Sequence[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def _drain(master: int, stdout_fd: int, limit: int = 4 << 20) -> None:
     """Copy what the child left in the PTY after it ended (bounded: grandchildren may linger)."""
     copied = 0
@@ -332,4 +343,7 @@ class ScriptedPtyRunner:
 
     def run(self, command: ChildCommand) -> int:
         self.commands.append(command)
-        return self.script(command)
+        try:
+            return self.script(command)
+        finally:
+            _close_all(command.pass_fds)

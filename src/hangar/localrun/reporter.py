@@ -2,15 +2,21 @@
 
 :class:`RunReporter` contract:
 
-- :meth:`RunReporter.report` never blocks the provider and never raises for hub trouble. It
-  drops empty messages and queues the rest (128 slots; when full, the message goes straight
-  to the spool). Every message is :meth:`~hangar.model.run_messages.RunMessage.prepared`
-  before it is posted or spooled — secrets redacted (they never leave the machine), fields
-  bounded to what the hub keeps — on the poster thread, not the provider's.
-- One poster thread sends in order. A transient failure is retried after 0.5, 1.5 and 3 s;
-  then the message is spooled and the reporter is *degraded*: later messages are spooled too
-  (keeping their order) and the spool is re-sent every ``resync_interval`` seconds until it is
-  empty, after which direct posting resumes.
+- :meth:`RunReporter.report` never raises for hub trouble. It drops empty messages and queues
+  the rest (128 slots). When the queue is full the message goes straight to the spool, so a
+  provider that must never wait (a TUI's proxy) is never held up; with ``wait_when_full=True``
+  (a provider whose source can wait, such as a plugin's pipe) ``report`` waits for room
+  instead, which keeps the order of a flood. Every message is
+  :meth:`~hangar.model.run_messages.RunMessage.prepared` before it is posted or spooled —
+  secrets redacted (they never leave the machine), fields bounded to what the hub keeps — on
+  the poster thread, not the provider's.
+- One poster thread sends in order: what is queued goes out together (up to ``batch_size``
+  messages and about ``batch_bytes`` of text) through ``post_messages``, a message alone
+  through ``post_message``; a batch the hub refuses is re-sent one by one, so only a bad
+  message is lost. A transient failure is retried after 0.5, 1.5 and 3 s; then the messages
+  are spooled and the reporter is *degraded*: later messages are spooled too (keeping their
+  order) and the spool is re-sent every ``resync_interval`` seconds until it is empty, after
+  which direct posting resumes.
 - :meth:`RunReporter.close` drains the queue and the spool within ``timeout`` seconds and
   returns how many items are still spooled (for ``hangar local-run sync-pending``).
 
@@ -62,6 +68,9 @@ class RunReporter:
         retry_delays: Sequence[float] = RETRY_DELAYS,
         queue_size: int = 128,
         resync_interval: float = 5.0,
+        wait_when_full: bool = False,
+        batch_size: int = 200,
+        batch_bytes: int = 1 << 20,
     ) -> None:
         self.api = api
         self.run_id = run_id
@@ -69,6 +78,9 @@ class RunReporter:
         self.stats = ReporterStats()
         self._retry_delays = tuple(retry_delays)
         self._resync_interval = resync_interval
+        self._wait_when_full = wait_when_full
+        self._batch_size = batch_size
+        self._batch_bytes = batch_bytes
         self._queue: queue.Queue[RunMessage | None] = queue.Queue(maxsize=queue_size)
         self._closing = threading.Event()
         self._degraded = False
@@ -85,6 +97,9 @@ class RunReporter:
         """Queue one message for the hub (empty non-tool messages are dropped)."""
         if message.is_empty():
             self.stats.dropped_empty += 1
+            return
+        if self._wait_when_full and not self._closing.is_set():
+            self._queue.put(message)
             return
         try:
             self._queue.put_nowait(message)
@@ -121,6 +136,43 @@ class RunReporter:
             return True
         return False
 
+    def _post_batch_with_retries(self, batch: list[dict[str, Any]]) -> bool:
+        """Like :meth:`_post_with_retries` for several messages, in order."""
+        if len(batch) == 1:
+            return self._post_with_retries(batch[0])
+        for attempt, delay in enumerate((0.0, *self._retry_delays)):
+            if attempt and self._closing.wait(delay):
+                break
+            try:
+                created = self.api.post_messages(self.run_id, batch)
+            except HubUnavailable:
+                continue
+            except HubRejected:
+                # one bad message must not cost the others: send each (every one, even after
+                # one that could not be sent: the spool re-sends the whole batch idempotently)
+                sent = [self._post_with_retries(payload) for payload in batch]
+                return all(sent)
+            self.stats.posted += sum(created)
+            self.stats.deduplicated += len(created) - sum(created)
+            return True
+        return False
+
+    def _take_batch(self, first: RunMessage) -> tuple[list[RunMessage], bool]:
+        """``first`` plus what is queued behind it (bounded); ``True`` when the close marker
+        was among them."""
+        batch = [first]
+        size = _weight(first)
+        while len(batch) < self._batch_size and size < self._batch_bytes:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                return batch, True
+            batch.append(item)
+            size += _weight(item)
+        return batch, False
+
     def _resync(self, force: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self._last_resync < self._resync_interval:
@@ -140,16 +192,21 @@ class RunReporter:
                 continue
             if item is None:
                 return
-            payload = payload_of(item)
+            items, closing = self._take_batch(item)
+            payloads = [payload_of(message) for message in items]
             if self._degraded:
                 self._resync()
             if self._degraded:
-                self._spool(payload)
-                continue
-            if not self._post_with_retries(payload):
-                self._spool(payload)
+                for payload in payloads:
+                    self._spool(payload)
+            elif not self._post_batch_with_retries(payloads):
+                # degraded before the first file appears: whoever sees the spool sees the state
                 self._degraded = True
                 self._last_resync = time.monotonic()
+                for payload in payloads:
+                    self._spool(payload)
+            if closing:
+                return
 
     def close(self, timeout: float = 30.0) -> int:
         """Drain the queue, re-send the spool; return the number of items left spooled."""
@@ -169,6 +226,11 @@ class RunReporter:
             if result.remaining == 0 or result.synced == 0:
                 return result.remaining
         return self.spool.count(self.run_id)
+
+
+def _weight(message: RunMessage) -> int:
+    """Rough size of a message on the wire (its text fields dominate)."""
+    return 200 + len(message.content) + len(message.output or "")
 
 
 class UsageReporter:

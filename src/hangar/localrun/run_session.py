@@ -137,7 +137,7 @@ def run_local(
     )
     env = build_child_env(environ, binding)
     threading.Thread(target=lambda: _sync_older(spool, api), daemon=True).start()
-    reporter = RunReporter(api, run_id, spool)
+    reporter = RunReporter(api, run_id, spool, wait_when_full=provider_class.reporter_backpressure)
     usage = UsageReporter(api, run_id, spool)
     heartbeat = _Heartbeat(api, run_id, heartbeat_seconds)
     started = time.monotonic()
@@ -150,6 +150,8 @@ def run_local(
     finally:
         heartbeat.stop()
     elapsed = time.monotonic() - started
+    for note in provider.outcome.notes:
+        print(f"hangar: {note}", file=stderr)
     active_ms = provider.outcome.active_ms or int(elapsed * 1000)
     usage.close()
     left = reporter.close()

@@ -20,7 +20,7 @@ from hangar.model.messages import (
     ToolBlock,
     Usage,
 )
-from hangar.model.tasks import ContextUsage, LocalTask, Transcript
+from hangar.model.tasks import ContextUsage, EarlierChecklist, LocalTask, Transcript
 from hangar.model.usage import TokenUse, UsageEvent
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "ChecklistItem",
     "CompactionBlock",
     "ContextUsage",
+    "EarlierChecklist",
     "FileChange",
     "FileChangesBlock",
     "ImageBlock",

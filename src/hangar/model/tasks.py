@@ -36,12 +36,26 @@ class LocalTask(msgspec.Struct, rename="camel"):
     message_count: int = 0
     worktree_id: str | None = None
     model: str | None = None
+    session_id: str | None = None
+    """The agent's own id of the session (what its resume command takes)."""
+    resume_command: str | None = None
+    """The shell line that continues the session in the agent's own CLI, where it has one."""
 
 
 class ContextUsage(msgspec.Struct, rename="camel", omit_defaults=True):
     total_tokens: int = 0
     last_tokens: int = 0
     model_context_window: int | None = None
+
+
+class EarlierChecklist(msgspec.Struct, rename="camel", omit_defaults=True):
+    """The last list an earlier turn wrote, offered when the latest turn wrote none: shown as
+    "from turn N", never as the current list (which is the latest turn's own)."""
+
+    checklist: Checklist
+    message_index: int
+    turn_number: int | None = None
+    """1-based, when the whole transcript is loaded (a tail read does not know it)."""
 
 
 class Transcript(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -51,3 +65,4 @@ class Transcript(msgspec.Struct, rename="camel", omit_defaults=True):
     before_cursor: str | None = None
     checklist: Checklist | None = None
     context_usage: ContextUsage | None = None
+    earlier_checklist: EarlierChecklist | None = None

@@ -3,8 +3,14 @@
 Routes: ``POST /v1/responses`` (OpenAI Responses), ``POST /v1/chat/completions`` (Chat
 Completions), ``POST /v1/messages`` (Anthropic Messages; any query such as ``?beta=true`` is
 ignored), ``POST /v1/messages/count_tokens`` and ``GET /v1/models``. Turns are streamed as
-SSE (no ``Content-Length``; the connection closes after the stream). Anything else is a
-clear 4xx: unknown route 404, wrong method 405, bad JSON or a missing field 400.
+SSE (no ``Content-Length``; the connection closes after the stream); a Chat Completions request
+without ``stream: true`` gets one JSON ``chat.completion`` instead. Anything else is a clear
+4xx: unknown route 404, wrong method 405, bad JSON or a missing field 400.
+
+Reply and tool-call ids carry the request's ``seq``; after :meth:`FakeModelServer.load` with
+``restart_ids=True`` they count the scenario's model requests from 1 instead (requests a CLI
+makes besides, such as probing for routes, do not count), so two runs of one scenario see the
+same ids.
 
 Every request is appended to the JSONL request log: ``{seq, time, client, method, path,
 api, kind, turn, status, headers, body, tools}`` with API keys redacted. ``kind`` is
@@ -32,7 +38,12 @@ from hangar.testing.model_reply import MODEL, Reply, SseEvent, ToolUse
 from hangar.testing.scenarios import EXHAUSTED_TEXT, Scenario
 from hangar.testing.tool_mapping import NoToolForRole, OfferedTool, resolve_call
 from hangar.testing.wire_anthropic import anthropic_error, messages_stream
-from hangar.testing.wire_openai import chat_stream, openai_error, responses_stream
+from hangar.testing.wire_openai import (
+    chat_completion,
+    chat_stream,
+    openai_error,
+    responses_stream,
+)
 
 ROUTES = {
     "/v1/responses": "responses",
@@ -107,6 +118,8 @@ class FakeModelServer:
         self.request_log = request_log
         self.script = Script()
         self._seq = 0
+        self._replies: int | None = None
+        """Model requests since a ``restart_ids`` load (``None``: ids follow ``seq``)."""
         self._log_lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.closing = threading.Event()
@@ -124,9 +137,12 @@ class FakeModelServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def load(self, scenario: Scenario) -> None:
-        """Play ``scenario`` from its first turn on the next request."""
+    def load(self, scenario: Scenario, restart_ids: bool = False) -> None:
+        """Play ``scenario`` from its first turn on the next request; ``restart_ids`` makes
+        reply and tool-call ids count from 1 again (identical runs, identical ids)."""
         self.script.load(scenario)
+        with self._log_lock:
+            self._replies = 0 if restart_ids else None
 
     def start(self) -> None:
         self._thread.start()
@@ -152,6 +168,10 @@ class FakeModelServer:
         RequestRejected with the scripted status for an error turn. Kind ``stall``: hold the
         request and never answer."""
         tools = offered_tools(api, body)
+        with self._log_lock:
+            if self._replies is not None:
+                self._replies += 1
+                seq = self._replies
         script = self.script
         with script.lock:
             if not tools:
@@ -298,11 +318,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _play(
         self, api: str, body: Mapping[str, Any], seq: int, entry: dict[str, Any]
-    ) -> list[SseEvent]:
+    ) -> list[SseEvent] | dict[str, Any]:
         key = CONVERSATION_KEY[api]
         if not isinstance(body.get(key), list | str):
             raise RequestRejected(400, f"fake model: missing field `{key}`")
-        if body.get("stream") is not True:
+        streamed = body.get("stream") is True
+        if not streamed and api != "chat":
             raise RequestRejected(400, "fake model: only streamed requests (stream: true)")
         entry["tools"] = [tool.name for tool in offered_tools(api, body)]
         try:
@@ -321,7 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
         if api == "responses":
             return responses_stream(reply)
         if api == "chat":
-            return chat_stream(reply)
+            return chat_stream(reply) if streamed else chat_completion(reply)
         return messages_stream(reply, str(body.get("model") or MODEL))
 
     def _send_sse(self, events: list[SseEvent], pause: float = 0.0) -> None:

@@ -9,7 +9,7 @@
 3. starts the DNS sink on ``127.0.0.1:53`` and the fake model server on ``127.0.0.1:<port>``;
 4. prints one JSON line ``{"port", "pid"}`` and then serves commands, one JSON object per
    line on stdin, each answered by one JSON line on stdout:
-   ``{"op": "load", "path": <scenario file>}`` → ``{"ok": true}``.
+   ``{"op": "load", "path": <scenario file>, "restart_ids"?: bool}`` → ``{"ok": true}``.
 
 It exits when stdin reaches EOF, so a parent that dies never leaves it behind; before
 exiting it SIGKILLs any process still in its network namespace. CLIs join the
@@ -94,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in sys.stdin:
         command = json.loads(line)
         if command.get("op") == "load":
-            server.load(load_scenario(Path(command["path"])))
+            server.load(
+                load_scenario(Path(command["path"])), bool(command.get("restart_ids", False))
+            )
             reply: dict[str, object] = {"ok": True}
         else:
             reply = {"ok": False, "error": f"unknown op {command.get('op')!r}"}

@@ -228,14 +228,16 @@ class Sandbox:
         """The fake model server's URL, valid inside the sandbox only."""
         return f"http://127.0.0.1:{self.port}"
 
-    def load(self, scenario: Scenario) -> None:
-        """Play ``scenario`` from its first turn on the next model request."""
+    def load(self, scenario: Scenario, restart_ids: bool = False) -> None:
+        """Play ``scenario`` from its first turn on the next model request (``restart_ids``:
+        reply and tool-call ids count from 1 again)."""
         self._scenarios += 1
         path = self.state / f"scenario-{self._scenarios:03d}.json"
         path.write_text(json.dumps(scenario.raw), encoding="utf-8")
         helper = self._helper
         assert helper is not None and helper.stdin is not None
-        helper.stdin.write(json.dumps({"op": "load", "path": str(path)}) + "\n")
+        command = {"op": "load", "path": str(path), "restart_ids": restart_ids}
+        helper.stdin.write(json.dumps(command) + "\n")
         helper.stdin.flush()
         reply = self._read_reply(READY_TIMEOUT)
         if not reply.get("ok"):

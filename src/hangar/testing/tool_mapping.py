@@ -3,7 +3,7 @@
 Each CLI names and shapes its tools differently; a scenario says ``shell: <cmd>`` or
 ``plan: [...]`` once and this module picks the offered tool and fills its arguments, reading
 the tool's JSON schema for the argument names (``cmd`` for codex's ``exec_command``,
-``command`` for ``Bash``/``bash``, ``filePath`` vs ``file_path``, …).
+``command`` for ``Bash``/``bash``/Hermes's ``terminal``, ``filePath`` vs ``file_path``, …).
 
 Plans are neutral items ``{content, status}`` rendered per tool: ``update_plan``
 ``{plan: [{step, status}]}``, ``TodoWrite`` ``{todos: [{content, status, activeForm}]}``,
@@ -21,7 +21,7 @@ from typing import Any
 
 from hangar.testing.scenarios import PlanItem, ToolCall
 
-SHELL_TOOLS = ("exec_command", "Bash", "bash", "shell_command", "shell")
+SHELL_TOOLS = ("exec_command", "Bash", "bash", "shell_command", "shell", "terminal")
 PLAN_TOOLS = ("update_plan", "TodoWrite", "todowrite", "Checklist")
 FILE_TOOLS = {"write": ("Write", "write"), "edit": ("Edit", "edit"), "read": ("Read", "read")}
 PATH_KEYS = ("file_path", "filePath", "path")

@@ -4,7 +4,8 @@ Responses (codex): ``response.created``, then per output item ``output_item.adde
 deltas (reasoning summary text, output text, or function call arguments), ``output_item.done``,
 and ``response.completed`` with usage. Chat Completions (opencode, cn):
 ``chat.completion.chunk`` objects with ``reasoning_content`` / ``content`` / ``tool_calls``
-deltas, a ``finish_reason`` chunk, a usage chunk and ``[DONE]``.
+deltas, a ``finish_reason`` chunk, a usage chunk and ``[DONE]``; or, for a request that does not
+ask to stream, one ``chat.completion`` object.
 """
 
 from __future__ import annotations
@@ -169,6 +170,40 @@ def chat_stream(reply: Reply) -> list[SseEvent]:
     events.append(usage_event)
     events.append((None, "[DONE]"))
     return events
+
+
+def chat_completion(reply: Reply) -> dict[str, Any]:
+    """The same reply as one non-streamed ``chat.completion`` object (``stream`` absent or
+    false, as Grok CLI's headless mode asks)."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or ""}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
+    if reply.tool is not None:
+        message["tool_calls"] = [
+            {
+                "id": reply.tool.call_id,
+                "type": "function",
+                "function": {
+                    "name": reply.tool.name,
+                    "arguments": json.dumps(reply.tool.arguments),
+                },
+            }
+        ]
+    inp, out = reply.usage["input"], reply.usage["output"]
+    return {
+        "id": f"chatcmpl_{reply.reply_id}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool is not None else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out},
+    }
 
 
 def openai_error(status: int, message: str) -> dict[str, Any]:

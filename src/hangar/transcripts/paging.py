@@ -11,7 +11,14 @@ import base64
 import binascii
 
 from hangar.errors import UsageError, shown
-from hangar.model import Checklist, ContextUsage, Message, Transcript
+from hangar.model import (
+    Checklist,
+    ChecklistBlock,
+    ContextUsage,
+    EarlierChecklist,
+    Message,
+    Transcript,
+)
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
@@ -75,3 +82,24 @@ def page(
         checklist=checklist,
         context_usage=context_usage,
     )
+
+
+def earlier_checklist(messages: list[Message], base: int = 0) -> EarlierChecklist | None:
+    """The last checklist any loaded message committed, with its turn number when the whole
+    transcript is loaded (``base == 0``). For a transcript whose latest turn wrote none."""
+    for position in range(len(messages) - 1, -1, -1):
+        message = messages[position]
+        blocks = [b for b in message.blocks or [] if isinstance(b, ChecklistBlock)]
+        if not blocks:
+            continue
+        last = blocks[-1]
+        number = None
+        if base == 0:
+            turns = {m.turn_id for m in messages[: position + 1]}
+            number = len(turns)
+        return EarlierChecklist(
+            checklist=Checklist(source=last.source, items=tuple(last.items)),
+            message_index=message.index,
+            turn_number=number,
+        )
+    return None

@@ -15,6 +15,9 @@ Shapes (camelCase JSON):
 - ``POST /api/local-runs/{runId}/messages`` ``{type, source, sourceKey, content?, tool?, input?,
   output?}`` → 201 with the stored message (``seq``…, ``truncated`` when a field was cut) or
   200 with the one stored before.
+- ``POST /api/local-runs/{runId}/messages/batch`` ``{messages: [message, …≤500]}`` → 200
+  ``{results: [{seq, created}]}``: the same for each, in order, in one transaction; one
+  invalid message refuses the batch (422 naming ``messages[i].field``).
 - ``GET /api/local-runs/{runId}/messages?since=SEQ&limit=N`` → ``{messages, nextSince}``.
 
 Run messages and usage are decoded once here (:mod:`hangar.model.run_messages`, strict
@@ -28,14 +31,16 @@ Events: ``local_run.changed {runId, issueKey, status}``, ``local_run.message {ru
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+import msgspec
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from hangar.errors import shown
 from hangar.hub.api.limits import MAX_COUNT, MAX_EXIT_CODE, MIN_EXIT_CODE, PathId
 from hangar.hub.context import Hub, HubContext
 from hangar.hub.run_events import publish_stored
@@ -53,6 +58,7 @@ from hangar.protocol.codec import InvalidRequest
 from hangar.redaction import redact_text
 
 router = APIRouter(prefix="/api", tags=["local runs"])
+MAX_BATCH = 500
 
 
 class _Body(BaseModel):
@@ -184,6 +190,47 @@ async def add_message(run_id: PathId, request: Request, ctx: Hub) -> JSONRespons
     if created:
         publish_stored(ctx.events, run_id, stored)
     return JSONResponse(stored, status_code=201 if created else 200)
+
+
+class MessageBatch(msgspec.Struct):
+    """The wire shape of ``POST /api/local-runs/{runId}/messages/batch``."""
+
+    messages: Annotated[list[msgspec.Raw], msgspec.Meta(min_length=1, max_length=MAX_BATCH)]
+
+
+_BATCH = msgspec.json.Decoder(MessageBatch)
+
+
+def _add_messages(ctx: HubContext, run_id: str, body: bytes) -> list[tuple[dict[str, Any], bool]]:
+    """Decode each message once (as the one-message route does), then store them together."""
+    try:
+        batch = _BATCH.decode(body)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise InvalidRequest(problems=[{"field": "messages", "problem": shown(str(exc))}]) from None
+    prepared = []
+    for index, raw in enumerate(batch.messages):
+        try:
+            prepared.append(decode_run_message(bytes(raw)).prepared())
+        except InvalidRunMessage as exc:
+            field = f"messages[{index}]" + (f".{exc.field}" if exc.field else "")
+            raise _invalid(InvalidRunMessage(field, exc.problem)) from None
+    return repo.add_messages(ctx.engine, run_id, prepared)
+
+
+@router.post(
+    "/local-runs/{run_id}/messages/batch",
+    summary="Add run messages in order (one transaction)",
+    openapi_extra=_json_body(MessageBatch),
+)
+async def add_message_batch(run_id: PathId, request: Request, ctx: Hub) -> JSONResponse:
+    body = await request.body()  # bounded by BodyLimitMiddleware
+    stored = await run_in_threadpool(_add_messages, ctx, run_id, body)
+    for message, created in stored:
+        if created:
+            ctx.events.publish("local_run.message", {"runId": run_id, "seq": message["seq"]})
+    return JSONResponse(
+        {"results": [{"seq": message["seq"], "created": created} for message, created in stored]}
+    )
 
 
 @router.get("/local-runs/{run_id}/messages", summary="Run messages after seq `since`")

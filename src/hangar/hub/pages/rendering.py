@@ -61,6 +61,19 @@ def relative_time(value: str | None, now: datetime | None = None) -> str:
     return f"{seconds // 60}m ago"
 
 
+def absolute_time(value: str | None) -> str:
+    """``2026-11-20 09:44:10 UTC`` for an ISO time (a tooltip beside a relative time)."""
+    if not value:
+        return ""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def pretty_json(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -118,6 +131,7 @@ def environment() -> Environment:
     )
     env.filters["markdown"] = render_markdown
     env.filters["ago"] = relative_time
+    env.filters["absolute"] = absolute_time
     env.filters["pretty"] = pretty_json
     env.filters["badge"] = runtime_badge
     env.filters["agent_name"] = runtime_name

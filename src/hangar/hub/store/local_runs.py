@@ -16,7 +16,8 @@ Contracts:
   ``seq``; it returns ``created=False`` (and the stored message) for a duplicate. It stores
   the message as given: the caller (the API edge) has validated, redacted and bounded it
   (:meth:`~hangar.model.run_messages.RunMessage.prepared`), so no redaction ever runs while
-  the write lock is held. Messages that may become comments get an outbox row in the same
+  the write lock is held. :func:`add_messages` does the same for a list, in order, in one
+  transaction. Messages that may become comments get an outbox row in the same
   transaction (see :mod:`hangar.hub.workers.outbox`), unless the caller says the message
   may not (``comments=False``: an adopted session's history). A message carrying a committed
   checklist update (``input.checklist``) updates the run's list in the same transaction
@@ -378,15 +379,18 @@ def add_message(
     """Store ``message`` (validated, redacted and bounded by the caller) once per (run,
     source, sourceKey); returns (stored message, created). ``comments=False``: it never
     becomes a comment, whatever the run's comments mode."""
-    where = (
-        messages_t.c.run_id == run_id,
-        messages_t.c.source == message.source,
-        messages_t.c.source_key == message.source_key,
-    )
+    return add_messages(engine, run_id, [message], comments=comments)[0]
+
+
+def add_messages(
+    engine: Engine, run_id: str, messages: list[RunMessage], *, comments: bool = True
+) -> list[tuple[dict[str, Any], bool]]:
+    """Store several messages (each validated, redacted and bounded by the caller) in order,
+    in one transaction, each once per (run, source, sourceKey); returns (stored message,
+    created) for each. The batch's keys are looked up in one query and its new rows go in
+    with one executemany, so a batch costs a few statements, not a few per message."""
+    results: list[tuple[dict[str, Any], bool]] = []
     with transaction(engine) as conn:
-        existing = conn.execute(sa.select(messages_t).where(*where)).first()
-        if existing is not None:
-            return message_json(existing), False
         mode = _COMMENT_MODES.get(run_id)
         if mode is None:
             mode = _COMMENT_MODES[run_id] = str(_run_row(conn, run_id).comments_mode)
@@ -395,38 +399,66 @@ def add_message(
                 messages_t.c.run_id == run_id
             )
         ).scalar_one()
-        values: dict[str, Any] = {
-            "run_id": run_id,
-            "seq": seq + 1,
-            "type": message.type,
-            "tool": message.tool,
-            "content": message.content,
-            "input": message.input or None,
-            "output": message.output,
-            "truncated": message.truncated,
-            "source": message.source,
-            "source_key": message.source_key,
-            "created_at": now(),
-            "comment_id": None,
+        known: dict[tuple[str, str], dict[str, Any]] = {
+            key: message_json(row) for key, row in _existing(conn, run_id, messages).items()
         }
-        inserted = conn.execute(sa.insert(messages_t).values(**values))
-        checklist = checklist_of(message.input)
-        if checklist is not None:
-            run_checklists.project(
-                conn, run_id, message, checklist, values["seq"], values["created_at"]
-            )
-        if comments and mode == "thread" and may_become_comment(message):
-            primary_key = inserted.inserted_primary_key
-            assert primary_key is not None
-            conn.execute(
-                sa.insert(schema.local_run_outbox).values(
-                    message_id=primary_key[0],
-                    run_id=run_id,
-                    status="pending",
-                    next_attempt_at=values["created_at"],
+        pending: list[dict[str, Any]] = []
+        for message in messages:
+            key = (message.source, message.source_key)
+            if key in known:
+                results.append((known[key], False))
+                continue
+            seq += 1
+            values = _row_values(run_id, seq, message)
+            checklist = checklist_of(message.input)
+            if checklist is not None:
+                run_checklists.project(
+                    conn, run_id, message, checklist, values["seq"], values["created_at"]
                 )
+            if comments and mode == "thread" and may_become_comment(message):
+                _flush(conn, pending)
+                _insert_with_outbox(conn, run_id, values)
+            else:
+                pending.append(values)
+            known[key] = _stored(values, message)
+            results.append((known[key], True))
+        _flush(conn, pending)
+    return results
+
+
+def _existing(conn: Connection, run_id: str, messages: list[RunMessage]) -> dict[Any, Any]:
+    keys = sorted({m.source_key for m in messages})
+    found: dict[Any, Any] = {}
+    for start in range(0, len(keys), 500):  # stay under SQLite's bound-parameter limit
+        rows = conn.execute(
+            sa.select(messages_t).where(
+                messages_t.c.run_id == run_id,
+                messages_t.c.source_key.in_(keys[start : start + 500]),
             )
-    stored = {
+        ).all()
+        found.update({(row.source, row.source_key): row for row in rows})
+    return found
+
+
+def _row_values(run_id: str, seq: int, message: RunMessage) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "seq": seq,
+        "type": message.type,
+        "tool": message.tool,
+        "content": message.content,
+        "input": message.input or None,
+        "output": message.output,
+        "truncated": message.truncated,
+        "source": message.source,
+        "source_key": message.source_key,
+        "created_at": now(),
+        "comment_id": None,
+    }
+
+
+def _stored(values: dict[str, Any], message: RunMessage) -> dict[str, Any]:
+    stored: dict[str, Any] = {
         "seq": values["seq"],
         "type": message.type,
         "content": message.content,
@@ -443,7 +475,27 @@ def add_message(
         stored["output"] = message.output
     if message.truncated:
         stored["truncated"] = True
-    return stored, True
+    return stored
+
+
+def _flush(conn: Connection, pending: list[dict[str, Any]]) -> None:
+    if pending:
+        conn.execute(sa.insert(messages_t), pending)
+        pending.clear()
+
+
+def _insert_with_outbox(conn: Connection, run_id: str, values: dict[str, Any]) -> None:
+    inserted = conn.execute(sa.insert(messages_t).values(**values))
+    primary_key = inserted.inserted_primary_key
+    assert primary_key is not None
+    conn.execute(
+        sa.insert(schema.local_run_outbox).values(
+            message_id=primary_key[0],
+            run_id=run_id,
+            status="pending",
+            next_attempt_at=values["created_at"],
+        )
+    )
 
 
 def list_messages(

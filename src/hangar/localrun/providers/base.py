@@ -61,6 +61,7 @@ class ProviderOutcome:
     active_ms: int | None = None
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    """Lines the user should read after the run (printed on stderr by ``hangar run``)."""
 
 
 class Provider(ABC):
@@ -71,6 +72,9 @@ class Provider(ABC):
     """Executable basenames (``basename(args[0])`` without ``.exe``) this provider runs."""
     owned_flags: ClassVar[tuple[str, ...]] = ()
     """Flags (or subcommands) hangar sets itself; a user value for them is refused."""
+    reporter_backpressure: ClassVar[bool] = False
+    """True when the provider's event source can wait (e.g. a pipe): a full reporter queue
+    then holds ``report`` back instead of spooling, which keeps a flood in order."""
 
     def __init__(self, runner: PtyRunner, issue: IssueContext) -> None:
         self.runner = runner

@@ -5,6 +5,11 @@ Built-in providers are the ``live`` facets of the agent registry
 (:mod:`hangar.agents.registry`), loaded only when a run asks for them; a provider registered
 with :func:`register_provider` is looked up the same way, by executable name. A name taken by
 an agent's provider cannot be registered again (never a silent shadow).
+
+:func:`provider_for` looks up, in the seed's order (LR-138): these providers, then the
+provider plugins of ``config.toml`` and ``$HANGAR_HOME/localrun-providers/``
+(:mod:`hangar.localrun.plugins`). A plugin that claims a built-in's name, or two plugins with
+one name, make the lookup of that name an error naming the manifests (LR-139).
 """
 
 from __future__ import annotations
@@ -51,10 +56,21 @@ def executable_name(arg0: str) -> str:
 
 def provider_for(arg0: str) -> type[Provider]:
     """The provider running ``arg0``; a clear error naming the supported CLIs otherwise."""
+    from hangar.localrun.plugins import provider as plugins  # keeps built-in-only imports small
+
     name = executable_name(arg0)
     known = providers()
     for provider in known.values():
         if name in provider.executables:
+            plugins.refuse_clash(name)
             return provider
+    plugin = plugins.plugin_provider_for(name)
+    if plugin is not None:
+        return plugin
     supported = ", ".join(sorted(e for p in known.values() for e in p.executables))
-    raise UsageError(f"no local-run provider for `{name}` yet; supported: {supported}")
+    installed = plugins.plugin_names()
+    extra = f"; plugins: {', '.join(installed)}" if installed else ""
+    raise UsageError(
+        f"no local-run provider for `{name}` yet; supported: {supported}{extra} "
+        "(add one with `hangar local-run provider install DIR`)"
+    )

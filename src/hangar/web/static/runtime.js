@@ -44,6 +44,8 @@
     }
     // Every page carries the transcript's current list; a page without one means the latest
     // turn has none, so an older turn's strip must not linger (CL-011, CL-064).
+    const facts = pageEl.querySelector("template.facts-template");
+    if (facts) $("task-facts").replaceChildren(facts.content.cloneNode(true));
     const template = pageEl.querySelector("template.checklist-template");
     $("checklist-slot").replaceChildren(...(template ? [template.content.cloneNode(true)] : []));
     return pageEl.dataset;
@@ -148,6 +150,7 @@
     $("placeholder")?.remove();
     messagesEl.replaceChildren();
     $("checklist-slot").replaceChildren();
+    $("task-facts").replaceChildren();
     $("task-head").hidden = false;
     setArchived(false);
     markCurrent();
