@@ -21,7 +21,7 @@ def test_a_task_carries_its_matches_newest_first(executor: Executor, claude_home
     turns = [{"user": f"question {n} about the ocelot", "assistant": "noted"} for n in range(8)]
     claude_session(claude_home, "61111111-1111-4111-8111-111111111111", "/p/a", turns)
     (hit,) = _search(executor, "ocelot")
-    assert hit["matchCount"] == 9  # eight messages and the title (the first question)
+    assert hit["matchCount"] == 8  # the title repeats the first question: not counted
     indexes = [m["messageIndex"] for m in hit["matches"]]
     assert len(indexes) == 5 and indexes == sorted(indexes, reverse=True)
     assert hit["messageIndex"] == indexes[0]  # the result points at the newest match

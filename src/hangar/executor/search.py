@@ -12,14 +12,14 @@ RW-053). ``role`` is ``user``/``assistant``, or ``title`` for a title hit (then
 Rules: one result per task. Its ``snippet``/``messageIndex`` describe its newest matching
 row (its best with ``order: "relevance"``); ``matches`` holds up to :data:`MATCHES_PER_TASK`
 of its matching rows in the same order (each ``{messageIndex, role, snippet, createdAt}``)
-and ``matchCount`` their number. Tasks are ordered by ``updatedAt`` newest first (RW-054)
-or, with ``order: "relevance"``, by their best FTS5 rank (``score``, lower is better); at
-most ``limit`` (default 20, 1..100; RW-055); archived tasks only with ``includeArchived``
-(RW-056); deleted (tombstoned) tasks never; ``projectId`` keeps tasks whose group workspace
-(the Project key) equals it, and chat tasks belong to no Project (RW-057, RW-058);
-``runtime`` keeps one agent's tasks, ``updatedAfter``/``updatedBefore`` a span of
-``updatedAt`` (ISO text, after inclusive, before exclusive). A query the index cannot run
-is a :class:`~hangar.errors.UsageError`.
+and ``matchCount`` their number (the title counts only when no message matches). Tasks are
+ordered by ``updatedAt`` newest first (RW-054) or, with ``order: "relevance"``, by their
+best FTS5 rank (``score``, lower is better); at most ``limit`` (default 20, 1..100;
+RW-055); archived tasks only with ``includeArchived`` (RW-056); deleted (tombstoned) tasks
+never; ``projectId`` keeps tasks whose group workspace (the Project key) equals it, and
+chat tasks belong to no Project (RW-057, RW-058); ``runtime`` keeps one agent's tasks,
+``updatedAfter``/``updatedBefore`` a span of ``updatedAt`` (ISO text, after inclusive,
+before exclusive). A query the index cannot run is a :class:`~hangar.errors.UsageError`.
 """
 
 from __future__ import annotations
@@ -73,6 +73,10 @@ def search(db: ExecutorDatabase, device: Device, request: SearchRequest) -> Sear
     return SearchResults(results=results)
 
 
+_BEST = f"coalesce(min(CASE WHEN rowid & {(1 << SEQ_SHIFT) - 1} THEN {{rank}} END), min({{rank}}))"
+"""A task's best rank: its best message's, its title's only when no message matches (as
+:func:`_result` reports it)."""
+
 _TASK_COLUMNS = (
     "t.local_task_id, t.runtime, t.runtime_handle, t.title, t.title_override,"
     " t.workspace_path, t.updated_at, p.task_seq"
@@ -104,12 +108,13 @@ def _matching_tasks(
         order = "m.best, " + order
     if hits <= SCAN_HITS or relevance:
         source = (
-            "SELECT rowid >> ? AS seq, min(rank) AS best FROM search_fts"
+            f"SELECT rowid >> ? AS seq, {_BEST.format(rank='rank')} AS best FROM search_fts"
             " WHERE search_fts MATCH ? GROUP BY seq"
         )
         if hits > SCAN_HITS:
             source = (
-                "SELECT rowid >> ? AS seq, min(r) AS best FROM (SELECT rowid, rank AS r"
+                f"SELECT rowid >> ? AS seq, {_BEST.format(rank='r')} AS best"
+                " FROM (SELECT rowid, rank AS r"
                 f" FROM search_fts WHERE search_fts MATCH ? ORDER BY rank LIMIT {SCAN_HITS})"
                 " GROUP BY seq"
             )
@@ -148,20 +153,27 @@ def _result(
     conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str, relevance: bool
 ) -> SearchHit:
     base = int(task["task_seq"]) << SEQ_SHIFT
-    span = (base, base + (1 << SEQ_SHIFT) - 1)
     order = "rank" if relevance else "search_fts.rowid DESC"
-    rows = conn.execute(
-        "SELECT r.message_index, r.role, r.created_at,"
-        " snippet(search_fts, -1, ?, ?, '…', ?), rank"
-        " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
-        " WHERE search_fts MATCH ? AND search_fts.rowid BETWEEN ? AND ?"
-        f" ORDER BY {order} LIMIT ?",
-        (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, *span, MATCHES_PER_TASK),
-    ).fetchall()
-    count = conn.execute(
-        "SELECT count(*) FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?",
-        (match, *span),
-    ).fetchone()[0]
+    # Messages first: the title (row ``base``) counts only when no message matches, since it
+    # mostly repeats the first request.
+    rows: list[Any] = []
+    count = 0
+    for span in ((base + 1, base + (1 << SEQ_SHIFT) - 1), (base, base)):
+        rows = conn.execute(
+            "SELECT r.message_index, r.role, r.created_at,"
+            " snippet(search_fts, -1, ?, ?, '…', ?), rank"
+            " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
+            " WHERE search_fts MATCH ? AND search_fts.rowid BETWEEN ? AND ?"
+            f" ORDER BY {order} LIMIT ?",
+            (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, *span, MATCHES_PER_TASK),
+        ).fetchall()
+        if rows:
+            count = conn.execute(
+                "SELECT count(*) FROM search_fts WHERE search_fts MATCH ?"
+                " AND rowid BETWEEN ? AND ?",
+                (match, *span),
+            ).fetchone()[0]
+            break
     matches = [
         SearchMatch(
             message_index=row[0],
