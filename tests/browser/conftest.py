@@ -172,3 +172,61 @@ def demo_page(demo_hub: DemoHub, tmp_path: Path) -> Iterator[Any]:
         finally:
             context.close()
         assert errors == []
+
+
+@dataclass
+class DemoTab:
+    """One logged-in page on a demo hub shared by a module's tests; ``errors`` collects
+    uncaught page errors (each test using :func:`demo_view` asserts there were none)."""
+
+    page: Any
+    url: str
+    errors: list[str]
+
+
+@pytest.fixture(scope="module")
+def demo_tab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoTab]:
+    """A demo hub and a logged-in Chromium for one test module (started once: it is slow)."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from hangar.hub.demo import demo_corpus
+
+    try:
+        demo_corpus()
+    except Exception as exc:
+        pytest.skip(str(exc))
+    with running_hub("--demo") as hub, sync_playwright() as playwright:
+        found = re.search(r"demo token: (\S+)", "".join(hub.output))
+        assert found, "".join(hub.output)
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(20_000)
+        try:
+            tab = context.pages[0] if context.pages else context.new_page()
+            errors: list[str] = []
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            tab.goto(hub.url + "/login")
+            tab.fill("#token", found.group(1))
+            tab.press("#token", "Enter")
+            tab.wait_for_url("**/runtime-tasks")
+            yield DemoTab(tab, hub.url, errors)
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def demo_view(demo_tab: DemoTab) -> Iterator[Any]:
+    """The shared demo page at ``/runtime-tasks`` (wide, light); no page errors allowed."""
+    page = demo_tab.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.emulate_media(color_scheme="light")
+    demo_tab.errors.clear()
+    page.goto(demo_tab.url + "/runtime-tasks")
+    yield page
+    assert demo_tab.errors == []

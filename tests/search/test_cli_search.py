@@ -96,3 +96,22 @@ def test_first_build_shows_a_progress_bar(claude_home: Path) -> None:
     assert "indexing sessions" in done.stderr
     again = _hangar("search", "flamingo")
     assert "indexing sessions" not in again.stderr  # nothing left to index
+
+
+def test_search_order_agent_and_dates(claude_home: Path) -> None:
+    dense = [{"user": "gecko gecko gecko", "assistant": "gecko noted"}]
+    sparse = [{"user": "one gecko in a sentence with many other words", "assistant": "ok"}]
+    claude_session(claude_home, "67777777-7777-4777-8777-777777777777", "/p/a", dense, 0)
+    claude_session(claude_home, "68888888-8888-4888-8888-888888888888", "/p/a", sparse, 100)
+    newest = json.loads(_hangar("search", "gecko", "--json").stdout)["results"]
+    best = json.loads(_hangar("search", "gecko", "--json", "--order", "relevance").stdout)
+    ids = [r["localTaskId"] for r in newest]
+    assert [r["localTaskId"] for r in best["results"]] == ids[::-1]
+    text = _hangar("search", "gecko", "--order", "relevance")
+    assert "more match" in text.stdout.splitlines()[1]  # the dense session matches three rows
+    assert _hangar("search", "gecko", "--agent", "codex").stdout.strip() == "no matches"
+    assert _hangar("search", "gecko", "--since", "2099-01-01").stdout.strip() == "no matches"
+    before = _hangar("search", "gecko", "--json", "--before", "2099-01-01")
+    assert len(json.loads(before.stdout)["results"]) == 2
+    bad = _hangar("search", "gecko", "--since", "yesterday")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

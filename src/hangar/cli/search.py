@@ -61,6 +61,16 @@ def _highlight(snippet: str) -> str:
 @click.option("--all", "include_archived", is_flag=True, help="Include archived sessions.")
 @click.option("--tool-output", "include_output", is_flag=True, help="Also search tool output.")
 @click.option("--project", "project", help="Only sessions of this Project (its main directory).")
+@click.option(
+    "--order",
+    type=click.Choice(["date", "relevance"]),
+    default="date",
+    show_default=True,
+    help="Newest sessions first, or best matches first.",
+)
+@click.option("--agent", "runtime", help="Only this agent's sessions (claude, codex, …).")
+@click.option("--since", help="Only sessions updated on or after this date (YYYY-MM-DD).")
+@click.option("--before", help="Only sessions updated before this date (YYYY-MM-DD).")
 def search_command(
     query: str,
     as_json: bool,
@@ -68,6 +78,10 @@ def search_command(
     include_archived: bool,
     include_output: bool,
     project: str | None,
+    order: str,
+    runtime: str | None,
+    since: str | None,
+    before: str | None,
 ) -> None:
     """Search titles and transcripts (words are ANDed, "a phrase", prefix*)."""
     compile_query(query)  # a bad query is reported before any indexing
@@ -79,6 +93,10 @@ def search_command(
     }
     if project:
         payload["projectId"] = project
+    payload["order"] = order
+    for key, value in (("runtime", runtime), ("updatedAfter", since), ("updatedBefore", before)):
+        if value:
+            payload[key] = value
     with open_executor() as executor:
         _index_with_progress(executor, show=sys.stderr.isatty() or not as_json)
         data = executor.handle("runtime.tasks.search", payload)
@@ -91,6 +109,8 @@ def search_command(
             f"{hit['localTaskId'][:10]}  {hit['runtime']:<8} {relative_time(hit['updatedAt']):>9}"
             f"  {hit['title'][:60]}  [{hit['workspacePath'] or '-'}]"
         )
-        click.echo(f"    {where}: {_highlight(hit['snippet'])}")
+        more = hit.get("matchCount", 1) - 1
+        extra = f"  (+{more} more match{'es' if more > 1 else ''})" if more > 0 else ""
+        click.echo(f"    {where}: {_highlight(hit['snippet'])}{extra}")
     if not data["results"]:
         click.echo("no matches")

@@ -1,19 +1,25 @@
 """Querying the search index: ``runtime.tasks.search`` without the transport.
 
 :func:`search` takes the RPC request ``{query, limit?, includeArchived?, includeToolOutput?,
-projectId?}`` (:class:`~hangar.protocol.tasks.SearchRequest`) and returns ``{"results":
-[...]}``; each result is ``{deviceId, localTaskId,
-title, snippet, messageIndex, role, updatedAt, deviceName, workspacePath, runtime,
-runtimeHandle}`` (RW-052, RW-053). ``role`` is ``user``/``assistant``, or ``title`` for a
-title hit (then ``messageIndex`` is ``null``: the task opens at its end); a task whose
-messages match points at its newest matching message rather than its title. Matches in
-``snippet`` are wrapped in ``«…»``.
+projectId?, order?, runtime?, updatedAfter?, updatedBefore?}``
+(:class:`~hangar.protocol.tasks.SearchRequest`) and returns ``{"results": [...]}``; each
+result is ``{deviceId, localTaskId, title, snippet, messageIndex, role, updatedAt,
+deviceName, workspacePath, runtime, runtimeHandle, matches, matchCount, score}`` (RW-052,
+RW-053). ``role`` is ``user``/``assistant``, or ``title`` for a title hit (then
+``messageIndex`` is ``null``: the task opens at its end). Matches in snippets are wrapped in
+``«…»``.
 
-Rules: one result per task (its newest matching row), tasks ordered by ``updatedAt``
-newest first (RW-054), at most ``limit`` (default 20, 1..100; RW-055); archived tasks only
-with ``includeArchived`` (RW-056); deleted (tombstoned) tasks never; ``projectId`` keeps
-tasks whose group workspace (the Project key) equals it, and chat tasks belong to no Project
-(RW-057, RW-058). A query the index cannot run is a :class:`~hangar.errors.UsageError`.
+Rules: one result per task. Its ``snippet``/``messageIndex`` describe its newest matching
+row (its best with ``order: "relevance"``); ``matches`` holds up to :data:`MATCHES_PER_TASK`
+of its matching rows in the same order (each ``{messageIndex, role, snippet, createdAt}``)
+and ``matchCount`` their number (the title counts only when no message matches). Tasks are
+ordered by ``updatedAt`` newest first (RW-054) or, with ``order: "relevance"``, by their
+best FTS5 rank (``score``, lower is better); at most ``limit`` (default 20, 1..100;
+RW-055); archived tasks only with ``includeArchived`` (RW-056); deleted (tombstoned) tasks
+never; ``projectId`` keeps tasks whose group workspace (the Project key) equals it, and
+chat tasks belong to no Project (RW-057, RW-058); ``runtime`` keeps one agent's tasks,
+``updatedAfter``/``updatedBefore`` a span of ``updatedAt`` (ISO text, after inclusive,
+before exclusive). A query the index cannot run is a :class:`~hangar.errors.UsageError`.
 """
 
 from __future__ import annotations
@@ -27,36 +33,49 @@ from hangar.errors import UsageError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.search_index import SEQ_SHIFT
 from hangar.executor.search_text import MARK_CLOSE, MARK_OPEN, clean_snippet, compile_query
-from hangar.protocol.tasks import SearchHit, SearchRequest, SearchResults
+from hangar.protocol.tasks import SearchHit, SearchMatch, SearchRequest, SearchResults
 
 SNIPPET_TOKENS = 24
 SCAN_HITS = 5000
+MATCHES_PER_TASK = 5
+"""At most this many matching rows are returned per task (``matches``)."""
 
 
 def search(db: ExecutorDatabase, device: Device, request: SearchRequest) -> SearchResults:
     """Run one search (see the module docstring for the request and the result shape)."""
     expression = compile_query(request.query)
-    limit = request.limit
-    include_archived = request.include_archived
     include_output = request.include_tool_output
-    project = request.project_id
     match = expression if include_output else "{body} : (" + expression + ")"
     filters = ["t.deleted_at IS NULL"]
-    params: list[Any] = [match]
-    if not include_archived:
+    params: list[Any] = []
+    if not request.include_archived:
         filters.append("coalesce(t.archived_override, t.archived) = 0")
-    if project:
+    if request.project_id:
         filters.append("t.group_workspace_path = ? AND t.workspace_kind != 'chat'")
-        params.append(project)
+        params.append(request.project_id)
+    if request.runtime:
+        filters.append("t.runtime = ?")
+        params.append(request.runtime)
+    if request.updated_after:
+        filters.append("t.updated_at >= ?")
+        params.append(request.updated_after)
+    if request.updated_before:
+        filters.append("t.updated_at < ?")
+        params.append(request.updated_before)
     where = " AND ".join(filters)
+    relevance = request.order == "relevance"
     conn = db.read()
     try:
-        found = _matching_tasks(conn, match, where, params[1:], limit)
-        results = [_result(conn, device, task, row_id, match) for task, row_id in found]
+        found = _matching_tasks(conn, match, where, params, request.limit, relevance)
+        results = [_result(conn, device, task, match, relevance) for task in found]
     except sqlite3.OperationalError as exc:
         raise UsageError(f"the search index cannot run this query: {exc}") from None
     return SearchResults(results=results)
 
+
+_BEST = f"coalesce(min(CASE WHEN rowid & {(1 << SEQ_SHIFT) - 1} THEN {{rank}} END), min({{rank}}))"
+"""A task's best rank: its best message's, its title's only when no message matches (as
+:func:`_result` reports it)."""
 
 _TASK_COLUMNS = (
     "t.local_task_id, t.runtime, t.runtime_handle, t.title, t.title_override,"
@@ -65,31 +84,50 @@ _TASK_COLUMNS = (
 
 
 def _matching_tasks(
-    conn: sqlite3.Connection, match: str, where: str, params: list[Any], limit: int
-) -> list[tuple[sqlite3.Row, int]]:
-    """Up to ``limit`` matching tasks, newest first, each with its newest matching row.
+    conn: sqlite3.Connection,
+    match: str,
+    where: str,
+    params: list[Any],
+    limit: int,
+    relevance: bool,
+) -> list[sqlite3.Row]:
+    """Up to ``limit`` matching tasks, newest (or best matching) first.
 
-    Few hits (≤ :data:`SCAN_HITS`): one pass over the hits gives each matching task and its
-    newest matching row (``rowid >> SEQ_SHIFT``, ``max(rowid)``). Many hits (a common word):
-    tasks are probed newest first, one rowid-range lookup each, until ``limit`` match. Either
-    way the cost stays bounded however large the index grows.
+    Few hits (≤ :data:`SCAN_HITS`): one pass over the hits gives each matching task
+    (``rowid >> SEQ_SHIFT``) and its best rank. Many hits (a common word): by date, tasks are
+    probed newest first, one rowid-range lookup each, until ``limit`` match; by relevance,
+    only the :data:`SCAN_HITS` best-ranked rows are grouped. Either way the cost stays bounded
+    however large the index grows.
     """
     hits = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?)",
         (match, SCAN_HITS + 1),
     ).fetchone()[0]
-    if hits <= SCAN_HITS:
-        rows = conn.execute(
-            "WITH matched AS (SELECT rowid >> ? AS seq, max(rowid) AS newest FROM search_fts"
-            " WHERE search_fts MATCH ? GROUP BY seq)"
-            f" SELECT {_TASK_COLUMNS}, m.newest FROM matched m"
+    order = "t.updated_at DESC, t.local_task_id"
+    if relevance:
+        order = "m.best, " + order
+    if hits <= SCAN_HITS or relevance:
+        source = (
+            f"SELECT rowid >> ? AS seq, {_BEST.format(rank='rank')} AS best FROM search_fts"
+            " WHERE search_fts MATCH ? GROUP BY seq"
+        )
+        if hits > SCAN_HITS:
+            source = (
+                f"SELECT rowid >> ? AS seq, {_BEST.format(rank='r')} AS best"
+                " FROM (SELECT rowid, rank AS r"
+                f" FROM search_fts WHERE search_fts MATCH ? ORDER BY rank LIMIT {SCAN_HITS})"
+                " GROUP BY seq"
+            )
+        rows: list[sqlite3.Row] = conn.execute(
+            f"WITH matched AS ({source})"
+            f" SELECT {_TASK_COLUMNS} FROM matched m"
             " JOIN search_progress p ON p.task_seq = m.seq"
             " JOIN local_tasks t ON t.local_task_id = p.local_task_id"
-            f" WHERE {where} ORDER BY t.updated_at DESC, t.local_task_id LIMIT ?",
+            f" WHERE {where} ORDER BY {order} LIMIT ?",
             [SEQ_SHIFT, match, *params, limit],
         ).fetchall()
-        return [(row, int(row["newest"])) for row in rows]
-    out: list[tuple[sqlite3.Row, int]] = []
+        return rows
+    out: list[sqlite3.Row] = []
     candidates = conn.execute(
         f"SELECT {_TASK_COLUMNS} FROM local_tasks t"
         " JOIN search_progress p ON p.local_task_id = t.local_task_id"
@@ -101,25 +139,51 @@ def _matching_tasks(
         base = int(task["task_seq"]) << SEQ_SHIFT
         newest = conn.execute(
             "SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?"
-            " ORDER BY rowid DESC LIMIT 1",
+            " LIMIT 1",
             (match, base, base + (1 << SEQ_SHIFT) - 1),
         ).fetchone()
         if newest is not None:
-            out.append((task, int(newest[0])))
+            out.append(task)
             if len(out) == limit:
                 break
     return out
 
 
 def _result(
-    conn: sqlite3.Connection, device: Device, task: sqlite3.Row, row_id: int, match: str
+    conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str, relevance: bool
 ) -> SearchHit:
-    row = conn.execute(
-        "SELECT r.message_index, r.role, snippet(search_fts, -1, ?, ?, '…', ?)"
-        " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
-        " WHERE search_fts MATCH ? AND search_fts.rowid = ?",
-        (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, row_id),
-    ).fetchone()
+    base = int(task["task_seq"]) << SEQ_SHIFT
+    order = "rank" if relevance else "search_fts.rowid DESC"
+    # Messages first: the title (row ``base``) counts only when no message matches, since it
+    # mostly repeats the first request.
+    rows: list[Any] = []
+    count = 0
+    for span in ((base + 1, base + (1 << SEQ_SHIFT) - 1), (base, base)):
+        rows = conn.execute(
+            "SELECT r.message_index, r.role, r.created_at,"
+            " snippet(search_fts, -1, ?, ?, '…', ?), rank"
+            " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
+            " WHERE search_fts MATCH ? AND search_fts.rowid BETWEEN ? AND ?"
+            f" ORDER BY {order} LIMIT ?",
+            (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, *span, MATCHES_PER_TASK),
+        ).fetchall()
+        if rows:
+            count = conn.execute(
+                "SELECT count(*) FROM search_fts WHERE search_fts MATCH ?"
+                " AND rowid BETWEEN ? AND ?",
+                (match, *span),
+            ).fetchone()[0]
+            break
+    matches = [
+        SearchMatch(
+            message_index=row[0],
+            role=row[1],
+            snippet=clean_snippet(row[3] or ""),
+            created_at=row[2],
+        )
+        for row in rows
+    ]
+    first = matches[0] if matches else None
     try:
         handle = json.loads(task["runtime_handle"] or "{}")
     except ValueError:
@@ -128,12 +192,15 @@ def _result(
         device_id=device.device_id,
         local_task_id=task["local_task_id"],
         title=task["title_override"] or task["title"],
-        snippet=clean_snippet(row[2] or "") if row else "",
-        message_index=row[0] if row else None,
-        role=row[1] if row else "title",
+        snippet=first.snippet if first else "",
+        message_index=first.message_index if first else None,
+        role=first.role if first else "title",
         updated_at=task["updated_at"],
         device_name=device.name,
         workspace_path=task["workspace_path"],
         runtime=task["runtime"],
         runtime_handle=handle if isinstance(handle, dict) else {},
+        matches=matches,
+        match_count=max(count, len(matches)),
+        score=float(rows[0][4]) if rows else None,
     )

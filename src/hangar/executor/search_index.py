@@ -85,9 +85,12 @@ class IndexProgress:
 
 
 def tool_command(block: ToolBlock) -> str:
-    """The searchable command of a tool call: its command line, pattern, path or query."""
+    """The searchable command of a tool call: its command line, pattern, path or query.
+
+    The tool's name is left out: it would match every call of that tool and fill snippets
+    with noise ("exec_command", "Bash") instead of what the call did."""
     value: Any = block.input
-    parts: list[str] = [block.name]
+    parts: list[str] = []
     if isinstance(value, str):
         parts.append(value)
     elif isinstance(value, dict):
@@ -97,7 +100,7 @@ def tool_command(block: ToolBlock) -> str:
                 parts.append(item)
             elif isinstance(item, list):
                 parts.append(" ".join(str(x) for x in item))
-        if len(parts) == 1:
+        if not parts:
             parts.extend(str(v) for v in value.values() if isinstance(v, str))
     return " ".join(parts)[:MAX_COMMAND_CHARS]
 

@@ -7,7 +7,7 @@ handle stays opaque outside the agent that made it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -20,6 +20,10 @@ SearchLimit = Annotated[int, msgspec.Meta(ge=1, le=100)]
 Query = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 Title = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 ProjectKey = Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+Runtime = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Timestamp = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}", max_length=40)]
+"""An ISO 8601 date or time (compared as text with the tasks' ISO ``updatedAt``)."""
+SearchOrder = Literal["date", "relevance"]
 
 DEFAULT_PAGE = 50
 DEFAULT_SEARCH_LIMIT = 20
@@ -59,6 +63,14 @@ class SearchRequest(Wire):
     include_archived: bool = False
     include_tool_output: bool = False
     project_id: ProjectKey | None = None
+    order: SearchOrder = "date"
+    """``date``: tasks by ``updatedAt``, newest first (RW-054); ``relevance``: best match first."""
+    runtime: Runtime | None = None
+    """Only tasks of this agent (``claude``, ``codex``, …)."""
+    updated_after: Timestamp | None = None
+    """Only tasks updated at or after this time."""
+    updated_before: Timestamp | None = None
+    """Only tasks updated before this time."""
 
 
 class RenameRequest(TaskRef):
@@ -104,6 +116,15 @@ class TranscriptPage(Transcript, kw_only=True):
     task: LocalTask
 
 
+class SearchMatch(Wire, omit_defaults=False):
+    """One matching row of a task: a message (or the title, ``messageIndex`` null)."""
+
+    message_index: int | None
+    role: str
+    snippet: str
+    created_at: str | None
+
+
 class SearchHit(Wire):
     device_id: str
     local_task_id: str
@@ -117,6 +138,13 @@ class SearchHit(Wire):
     workspace_path: str | None
     runtime: str
     runtime_handle: dict[str, str]
+    matches: list[SearchMatch] = msgspec.field(default_factory=list)
+    """The task's matching rows, best or newest first as ordered (at most a few); the first
+    is the one ``snippet``/``messageIndex`` describe."""
+    match_count: int = 1
+    """How many rows of the task match (``matches`` may hold fewer)."""
+    score: float | None = None
+    """The best match's relevance (FTS5 bm25: lower is better), for ordering across devices."""
 
 
 class IndexProgress(Wire, omit_defaults=False):

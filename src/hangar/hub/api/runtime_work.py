@@ -8,6 +8,7 @@ executor does not implement answer 501 ``not_supported``.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -62,6 +63,10 @@ class HubSearchRequest(Wire):
     include_archived: bool = False
     project_id: ProjectKey | None = None
     """A Project id of ``GET /api/runtime-work`` (not a device path)."""
+    order: rpc.SearchOrder = "date"
+    runtime: rpc.Runtime | None = None
+    updated_after: rpc.Timestamp | None = None
+    updated_before: rpc.Timestamp | None = None
 
 
 class DeviceArchivedList(Wire):
@@ -204,7 +209,13 @@ def transcript(body: DeviceTranscriptRequest, ctx: HubContext) -> dict[str, Any]
 )
 def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
     request = rpc.SearchRequest(
-        query=body.query, limit=body.limit, include_archived=body.include_archived
+        query=body.query,
+        limit=body.limit,
+        include_archived=body.include_archived,
+        order=body.order,
+        runtime=body.runtime,
+        updated_after=body.updated_after,
+        updated_before=body.updated_before,
     )
     results: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
@@ -231,6 +242,8 @@ def search(body: HubSearchRequestBody, ctx: Hub) -> dict[str, Any]:
     if body.project_id:
         results = [r for r in results if result_project_id(r) == body.project_id]
     results.sort(key=lambda r: str(r.get("updatedAt") or ""), reverse=True)
+    if body.order == "relevance":  # stable: equal scores stay newest first
+        results.sort(key=lambda r: r["score"] if isinstance(r.get("score"), float) else math.inf)
     return {"results": results[: body.limit], "errors": errors}
 
 

@@ -1,7 +1,9 @@
-"""The web UI's issue pages: list with filters, detail, create, edit, threaded comments.
+"""The web UI's issue pages: list or board with filters, detail, create, edit, comments.
 
 Plain HTML forms (POST + redirect), each carrying the session's CSRF token. Validation errors
-re-render the form with the message and the user's input.
+re-render the form with the message and the user's input. ``/issues?view=board`` shows the
+same filtered issues in one column per status; moving a card (drag, or its status menu) and
+the detail page's status and assignee menus change the issue through ``PATCH /api/issues``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ FIELDS = ("title", "description", "status", "priority", "projectId", "assigneeId
 
 def _page(request: Request, session_id: str, name: str, **context: Any) -> HTMLResponse:
     ctx = hub_of(request)
+    members = workspace_repo.list_members(ctx.engine, ctx.workspace)
     return page(
         request,
         session_id,
@@ -39,7 +42,8 @@ def _page(request: Request, session_id: str, name: str, **context: Any) -> HTMLR
         statuses=issues_repo.STATUSES,
         priorities=issues_repo.PRIORITIES,
         projects=workspace_repo.list_projects(ctx.engine, ctx.workspace),
-        members=workspace_repo.list_members(ctx.engine, ctx.workspace),
+        members=members,
+        member_names={m["id"]: m["name"] for m in members},
         **context,
     )
 
@@ -87,8 +91,9 @@ def _fields_from_form(form: FormData) -> dict[str, Any]:
 def issues_page(request: Request, ctx: Hub) -> HTMLResponse:
     session_id = require_session(request)
     params = request.query_params
+    board = params.get("view") == "board"
     filters = issues_repo.IssueFilter(
-        status=[params["status"]] if params.get("status") else None,
+        status=[params["status"]] if params.get("status") and not board else None,
         priority=[params["priority"]] if params.get("priority") else None,
         project_id=params.get("projectId") or None,
         assignee_id=params.get("assigneeId") or None,
@@ -104,7 +109,7 @@ def issues_page(request: Request, ctx: Hub) -> HTMLResponse:
     return _page(
         request,
         session_id,
-        "issues_list.html",
+        "issues_board.html" if board else "issues_list.html",
         issues=found,
         plans=plans,
         filters=dict(params),
@@ -147,6 +152,9 @@ def issue_page(key: str, request: Request, ctx: Hub) -> HTMLResponse:
         local_runs=local_runs_repo.list_runs(ctx.engine, ctx.workspace, key),
         checklist=run_checklists.issue_checklist(ctx.engine, issue["id"]),
         source_discussion=discussions_repo.for_issue(ctx.engine, ctx.workspace, issue["id"]),
+        children=issues_repo.list_issues(
+            ctx.engine, ctx.workspace, issues_repo.IssueFilter(parent_key=issue["key"])
+        ),
     )
 
 

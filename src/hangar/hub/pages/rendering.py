@@ -1,7 +1,8 @@
 """Jinja2 environment of the web UI and the safe Markdown renderer.
 
 Autoescaping is on for every template. Markdown goes through markdown-it-py with raw HTML
-disabled (``<script>`` in an issue becomes text) and its link validation (no ``javascript:``).
+disabled (``<script>`` in an issue becomes text) and its link validation (no ``javascript:``);
+GFM tables, strikethrough and task lists (read-only checkboxes) are on.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
+from mdit_py_plugins.tasklists import tasklists_plugin
 
 from hangar.agents.registry import agent
 from hangar.presentation.diffs import file_view
@@ -30,6 +32,8 @@ DATA_IMAGE_PREFIXES = tuple(
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
+    # GFM task lists ("- [ ] step") as read-only checkboxes, each inside its item's label.
+    md.use(tasklists_plugin, enabled=False, label=True)
     return md
 
 

@@ -39,6 +39,8 @@ class IssueFilter:
     assignee_id: str | None = None
     label: str | None = None
     q: str | None = None
+    parent_key: str | None = None
+    """Only the sub-issues of this issue."""
 
 
 def parse_key(workspace: Workspace, key: str) -> int:
@@ -298,6 +300,13 @@ def list_issues(
             .where(lb.c.name == filters.label)
         )
         query = query.where(issues.c.id.in_(labelled))
+    if filters.parent_key:
+        parent = (
+            sa.select(issues.c.id)
+            .where(issues.c.workspace_id == workspace.id)
+            .where(issues.c.number == parse_key(workspace, filters.parent_key))
+        )
+        query = query.where(issues.c.parent_id == parent.scalar_subquery())
     if filters.q and filters.q.strip():
         needle = filters.q.strip().lower()
         query = query.where(

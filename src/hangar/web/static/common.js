@@ -9,10 +9,11 @@ const hangar = (() => {
     location.href = "/login?next=" + encodeURIComponent(next);
   }
 
-  async function api(path, body) {
+  // GET without a body; POST with one (or `method`, e.g. "PATCH").
+  async function api(path, body, method = "POST") {
     const init = body === undefined
       ? { headers: { Accept: "application/json" } }
-      : { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, Accept: "application/json" }, body: JSON.stringify(body) };
+      : { method, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, Accept: "application/json" }, body: JSON.stringify(body) };
     const res = await fetch(path, init);
     if (res.status === 401) { toLogin(); throw new Error("not logged in"); }
     const data = await res.json().catch(() => ({}));

@@ -14,7 +14,6 @@
     ranges: [], total: 0, hasMore: false, cursor: "", loading: false, generation: 0, opening: null,
     autoTried: new Set(), archived: false,
   };
-  const searchCache = new Map(); // RW-060: recent results in memory only
 
   // ---- ranges ---------------------------------------------------------------------------
   function addRange(from, to) {
@@ -236,6 +235,7 @@
       restoreSections();
       applyPicker();
       markCurrent();
+      document.dispatchEvent(new CustomEvent("hangar:sidebar-refreshed"));
     } catch (err) { hangar.status(err.message); }
   }
 
@@ -256,56 +256,7 @@
     if (gap) fillGap(gap, false);
   });
 
-  // ---- search ---------------------------------------------------------------------------
-  // Snippets mark matches as «…»; build text nodes and <mark>s (never innerHTML).
-  function appendMarked(el, text) {
-    const parts = text.split(/([«»])/);
-    let inMark = false;
-    for (const part of parts) {
-      if (part === "«") { inMark = true; continue; }
-      if (part === "»") { inMark = false; continue; }
-      if (!part) continue;
-      if (inMark) { const m = document.createElement("mark"); m.textContent = part; el.append(m); }
-      else el.append(document.createTextNode(part));
-    }
-  }
-
-  function renderResults(results) {
-    const box = $("search-results");
-    box.replaceChildren();
-    box.hidden = false;
-    if (!results.length) { box.textContent = "No matches."; return; }
-    for (const r of results) {
-      const address = r.address || r;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "search-result";
-      const title = document.createElement("strong");
-      title.textContent = r.title || address.title || "(untitled)";
-      const snippet = document.createElement("span");
-      snippet.className = "snippet";
-      appendMarked(snippet, r.snippet || "");
-      button.append(title, snippet);
-      const index = r.messageIndex ?? r.index ?? null;
-      button.addEventListener("click", () => {
-        openTask(address.deviceId || r.deviceId, address.localTaskId || r.localTaskId, { targetIndex: index === null ? null : Number(index) });
-      });
-      box.append(button);
-    }
-  }
-  $("search-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const query = $("search-input").value.trim();
-    if (!query) { $("search-results").hidden = true; return; }
-    const includeArchived = $("search-archived").checked;
-    const key = JSON.stringify([query, includeArchived]);
-    if (searchCache.has(key)) return renderResults(searchCache.get(key));
-    try {
-      const data = await hangar.api("/api/runtime-work/search", { query, limit: 30, includeArchived });
-      searchCache.set(key, data.results);
-      renderResults(data.results);
-    } catch (err) { $("search-results").hidden = false; $("search-results").textContent = err.message; }
-  });
+  // Search lives in search.js; it opens results through window.hangarRuntime.open.
 
   // ---- actions --------------------------------------------------------------------------
   // The open task's archive state drives its button: Archive, or Unarchive once archived.
@@ -416,6 +367,7 @@
     open: (deviceId, localTaskId) => openTask(deviceId, localTaskId),
     refresh: refreshOpenTask,
     refreshSidebar,
+    open: openTask,
   };
 
   restoreSections();
