@@ -104,16 +104,48 @@ def _keyword(core: str, *before: str, rest: str = "") -> _Rule:
 _USER = r"[^/ \t\r\n\f\v\"':]++"
 _PEM_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
 
-_RULES: tuple[_Rule, ...] = (
+
+@dataclass(frozen=True)
+class _KeyBlockRule:
+    """A private key block, masked from its BEGIN line to its END line (or to the end of the
+    text). The END line is found with a plain substring search, never by a pattern stepping
+    through the block character by character."""
+
+    needle: str = "-----BEGIN "
+    begin: re.Pattern[str] = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+    end: re.Pattern[str] = re.compile(_PEM_END)
+
+    def apply(self, text: str, present: str) -> str:
+        if "-" not in present or self.needle not in text:
+            return text
+        out: list[str] = []
+        done = 0
+        at = text.find(self.needle)
+        while at != -1:
+            head = self.begin.match(text, at)
+            if head is None:
+                at = text.find(self.needle, at + 1)
+                continue
+            close = text.find("-----END ", head.end())
+            stop = len(text)
+            while close != -1:
+                found = self.end.match(text, close)
+                if found is not None:
+                    stop = found.end()
+                    break
+                close = text.find("-----END ", close + 1)
+            out += [text[done:at], MASK]
+            done = stop
+            at = text.find(self.needle, stop)
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
+
+_RULES: tuple[_Rule | _KeyBlockRule, ...] = (
     # A private key block, to its END line (or to the end of the text).
-    _Rule(
-        "-----BEGIN ",
-        re.compile(
-            rf"-----BEGIN [A-Z0-9 ]{{0,40}}PRIVATE KEY-----(?:[^-]++|(?!{_PEM_END})-)*+"
-            rf"(?:{_PEM_END})?+"
-        ),
-        gate="-",
-    ),
+    _KeyBlockRule(),
     # AWS access key ids (IAM's other unique ids, AIDA…, are names, not credentials).
     _whole("AKIA", r"[0-9A-Z]{16}\b"),
     _whole("ASIA", r"[0-9A-Z]{16}\b"),
