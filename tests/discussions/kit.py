@@ -82,17 +82,20 @@ def start_pty(
 def type_like_a_person(term: TmuxTerminal, text: str, echo: str = "› ") -> None:
     """One key at a time, each after the CLI echoed the previous one (Codex takes a burst of
     keys for a paste and holds it; no person types like that). A space shows only as the
-    cursor moving on, so the cursor's column is part of the echo."""
-    start = term.cursor()[1]
+    cursor moving on, so the cursor's column is part of the echo: it must stand right after
+    the typed text on the line that shows it (measured there, not once before typing, when
+    the CLI may still be redrawing and the cursor elsewhere)."""
     for end in range(1, len(text)):
         term.type(text[end - 1])
         shown = f"{echo}{text[:end]}".rstrip()
-        term.wait_for(
-            lambda lines, shown=shown, end=end: (
-                any(shown in line for line in lines) and term.cursor()[1] == start + end
-            ),
-            repr(text[:end]),
-        )
+
+        def echoed(lines: list[str], shown: str = shown, end: int = end) -> bool:
+            row, column = term.cursor()
+            if not 0 <= row < len(lines) or shown not in lines[row]:
+                return False
+            return column == lines[row].index(shown) + len(echo) + end
+
+        term.wait_for(echoed, repr(text[:end]))
     term.type(text[-1])
 
 

@@ -133,7 +133,8 @@ def test_codex_plan_mode_implement_action_opens_the_card_and_goes_on(
     term = start_codex(hub, [{"text": proposal}, {"text": "Implementing now."}])
     try:
         type_like_a_person(term, "/plan")
-        term.wait_text("switch to Plan mode")
+        term.wait_text("› /plan")  # the last key too: Enter before it lands runs /pla… and
+        term.wait_text("switch to Plan mode")  # leaves an "n" in the input
         term.key("Enter")
         term.wait_text("Plan mode")
         ask_codex(term, "plan the cache")
