@@ -23,7 +23,7 @@ from hangar.localrun.environment import RunBinding, build_child_env
 from hangar.localrun.hub_api import HubRejected, HubUnavailable, RunApi
 from hangar.localrun.providers.base import IssueContext
 from hangar.localrun.providers.registry import executable_name, provider_for
-from hangar.localrun.pty_runner import ChildCommand, PtyRunner
+from hangar.localrun.pty_runner import PtyRunner
 from hangar.localrun.reporter import RunReporter, UsageReporter
 from hangar.localrun.spool import Spool
 
@@ -114,7 +114,7 @@ def run_local(
     # Everything that can refuse the run before it exists: an issue must not move to
     # in_progress (nor get a "Started" comment) for a run that cannot start.
     provider.validate(options.args)
-    runner.check(ChildCommand(options.args, options.cwd, environ))
+    runner.check(provider.startup_command(options.args, options.cwd, environ))
     run = api.create_run(
         issue["key"],
         {

@@ -34,7 +34,7 @@ from hangar.localrun.plugins.manifest import PluginManifest, load_manifest
 from hangar.localrun.plugins.run_log import RunLog, run_log_path
 from hangar.localrun.plugins.session import AdapterSession, SessionOutcome
 from hangar.localrun.providers.base import MessageSink, Provider, UsageSink
-from hangar.localrun.pty_runner import PtyRunner
+from hangar.localrun.pty_runner import ChildCommand, PtyRunner
 from hangar.paths import Env
 
 
@@ -45,6 +45,11 @@ class PluginProvider(Provider):
     reporter_backpressure = True
     echo: ClassVar[TextIO | None] = None
     """Where the pipe-mode echo of messages goes (``None``: hangar's stdout)."""
+
+    def startup_command(
+        self, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> ChildCommand:
+        return ChildCommand([str(self.manifest.command), *args[1:]], cwd, env)
 
     def run(
         self,

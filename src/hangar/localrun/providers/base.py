@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import ClassVar, Literal, Protocol
 
 from hangar.errors import UsageError
-from hangar.localrun.pty_runner import PtyRunner
+from hangar.localrun.pty_runner import ChildCommand, PtyRunner
 from hangar.model.run_messages import RunMessage, UsageEntry
 
 
@@ -139,6 +139,13 @@ class Provider(ABC):
         self.runner = runner
         self.issue = issue
         self.outcome = ProviderOutcome()
+
+    def startup_command(
+        self, args: Sequence[str], cwd: Path, env: Mapping[str, str]
+    ) -> ChildCommand:
+        """What must be startable before the run is created (the preflight): the CLI itself,
+        unless the provider starts something else (a plugin: its adapter)."""
+        return ChildCommand(args, cwd, env)
 
     def validate(self, args: Sequence[str]) -> None:
         """Refuse the flags hangar must own, with a message saying why (LR-186)."""
