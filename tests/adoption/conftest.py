@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from hangar.composition import LocalHangar
 from hangar.testing.agent_runs import AgentSandbox
 
-TOKEN = "adoption-test-token-0123456789"
+TOKEN = "adoption-test-token-0123456789abcdef"
 
 
 def sandbox_environ(agent_sandbox: AgentSandbox) -> dict[str, str]:

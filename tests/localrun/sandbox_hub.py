@@ -213,11 +213,11 @@ def type_like_a_person(process: PtyProcess, text: str, echo: str, timeout: float
     """Type ``text``, wait for its echo, look at it for a second, then press Enter: for TUIs
     that take keys arriving together for a paste and an Enter right after a paste for a
     new line (Qwen Code)."""
-    start = len(screen_text(bytes(process.output)))
-    process.send(text)
+    start = len(process.output)  # bytes: the text of a half-written escape sequence
+    process.send(text)  # would shrink once it completes, and a text offset would then skip
     regex = re.compile(echo)
     deadline = time.monotonic() + timeout
-    while not regex.search(screen_text(bytes(process.output))[start:]):
+    while not regex.search(screen_text(bytes(process.output[start:]))):
         process.read_available(0.2)
         if time.monotonic() > deadline:
             raise AssertionError(f"{text!r} was not echoed")
@@ -231,11 +231,11 @@ def type_line(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) 
     TUIs treat Enter inside a fast burst of keys as part of a paste, so Enter waits for the
     echo: a condition, not a delay.
     """
-    start = len(screen_text(bytes(process.output)))
-    process.send(text)
+    start = len(process.output)  # bytes: the text of a half-written escape sequence
+    process.send(text)  # would shrink once it completes, and a text offset would then skip
     regex = re.compile(echo)
     deadline = time.monotonic() + timeout
-    while not regex.search(screen_text(bytes(process.output))[start:]):
+    while not regex.search(screen_text(bytes(process.output[start:]))):
         process.read_available(0.2)
         if time.monotonic() > deadline:
             raise AssertionError(f"{text!r} was not echoed")
