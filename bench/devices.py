@@ -50,7 +50,7 @@ from hangar.protocol import methods as m
 from hangar.protocol import tasks as t
 
 URL_LINE = re.compile(r"listening on (http://127\.0\.0\.1:\d+)/")
-TOKEN = "bench-devices-token-0123456789"
+TOKEN = "bench-devices-token-0123456789abcdef"
 REVISION = 7
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-TOKEN = "bench-token-0123456789abcdef"
+TOKEN = "bench-token-0123456789abcdef0123456789"
 ADAPTER = """\
 #!{python}
 import json, os, sys
