@@ -66,7 +66,9 @@ class _MessageEvent(_Event, frozen=True):
     source_key: SourceKey
 
     def to_message(self) -> RunMessage:
-        raise NotImplementedError
+        """The run message this event stands for; every tagged subclass defines it (msgspec
+        structs cannot be abstract base classes, so the base only refuses)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no run message")
 
 
 class _ContentEvent(_MessageEvent, frozen=True):
