@@ -99,6 +99,20 @@ def test_menu_waits_for_ten_ms_of_quiet_after_the_echo() -> None:
     assert abs(drawn - (typed_at + 0.004 + MENU_QUIET)) < 1e-6
 
 
+def test_a_cursor_only_frame_is_not_the_echo() -> None:
+    """LR-028: the wait starts at new *visible* output. A TUI that answers a key at once with
+    a frame that only moves the cursor and echoes the character 22 ms later (as Codex does)
+    gets the menu 10 ms after the echo, not 10 ms after the cursor move."""
+    driver = Driver(echo_delay=0.022, answer_delay=0.0)
+    typed_at = driver.clock.now()
+    driver.provider_writes("\x1b[?2026h\x1b[0m\x1b[1;8H\x1b[?25h\x1b[?2026l", delay=0.001)
+    driver.keys("/hangar")
+    driver.settle()
+    drawn = driver.first_draw_time(b"/hangarcreateissue")
+    assert drawn is not None
+    assert abs(drawn - (typed_at + 0.022 + MENU_QUIET)) < 1e-6
+
+
 def test_no_output_still_opens_at_the_cap() -> None:
     """LR-029, LR-030: a provider that echoes nothing: the menu opens at 100 ms."""
     driver = Driver(echo_delay=10.0, answer_delay=0.0)  # the echo never comes in time

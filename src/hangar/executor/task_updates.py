@@ -51,8 +51,14 @@ class TaskUpdates(threading.Thread):
         self._stopping.set()
         self._wake.set()
 
-    def run(self) -> None:
+    def start(self) -> None:
+        """Take the baseline, then start watching. The baseline is taken here, on the caller's
+        thread, so that it predates whatever the caller does next (connecting to the hub, so
+        that a reply written once the device is online is never mistaken for an old one)."""
         self._seen = self._updated_at()
+        super().start()
+
+    def run(self) -> None:
         while not self._stopping.is_set():
             self._wake.wait()
             if self._stopping.wait(DEBOUNCE):

@@ -210,13 +210,20 @@ class SessionWatcher(threading.Thread):
             yield_on_timeout=True,
             raise_interrupt=False,
         ):
-            # The first yield (changes or the first timeout) comes from a live inotify watch:
-            # from here on every change reaches this loop, so the gate may trust it.
-            if not armed and self.gate is not None and not plan.shallow:
-                self.gate.watching(True, probe=lambda: self._stale(roots))
-                armed = True
-                log.info("session watcher armed: lists rescan the agent homes on change only")
             paths = sorted({path for _, path in changes})
+            if not armed:
+                armed = True
+                if not paths:
+                    # A session written after start but before the watch was live raised no
+                    # event: say once that the homes may have changed (before the gate is
+                    # armed, which makes the next list rescan anyway).
+                    roots_changed = {"deviceId": self.device_id, "paths": [str(r) for r in roots]}
+                    self.publish(RUNTIME_CHANGED, roots_changed)
+                # The first yield (changes or the first timeout) comes from a live inotify
+                # watch: from here on every change reaches this loop, so the gate may trust it.
+                if self.gate is not None and not plan.shallow:
+                    self.gate.watching(True, probe=lambda: self._stale(roots))
+                    log.info("session watcher armed: lists rescan the agent homes on change only")
             replan = plan.listing() != listing
             if replan:  # a folder appeared beside an unreadable one: watch it too
                 paths += [str(folder) for folder in plan.shallow]

@@ -21,6 +21,32 @@ RESTORE_CURSOR = "\x1b8"
 ERASE_LINE = "\x1b[2K"
 QUERY_CURSOR = "\x1b[6n"
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+_ESCAPE = re.compile(
+    rb"\x1b(?:\[([0-?]*[ -/]*)([@-~])"  # CSI: parameters, final byte
+    rb"|\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (a title, a shell mark)
+    rb"|[P_^X][^\x1b]*(?:\x1b\\)?"  # DCS, APC, PM, SOS
+    rb"|[ -/]*[0-~])"  # two- and three-byte escapes (save cursor, charsets)
+)
+_ERASING = frozenset(b"@JKLMPX")
+"""CSI finals that change what is on the screen without writing a character: insert or
+delete characters or lines, erase in line or display."""
+_CONTROLS = bytes(range(0x20)) + b"\x7f"
+
+
+def draws_something(data: bytes) -> bool:
+    """Whether terminal output changes what a user sees: it writes a character or erases
+    one. Cursor moves, colours, modes and titles alone do not (a TUI's cursor-only frame
+    between a key and its echo is not the echo)."""
+    erased = False
+
+    def drop(match: re.Match[bytes]) -> bytes:
+        nonlocal erased
+        if match.group(2) is not None and match.group(2)[0] in _ERASING:
+            erased = True
+        return b""
+
+    text = _ESCAPE.sub(drop, data)
+    return erased or bool(text.translate(None, _CONTROLS))
 
 
 def move_to(row: int, column: int = 1) -> str:

@@ -135,7 +135,9 @@ class Interposer:
             self.held += rest
             return
         self.ports.to_terminal(data)
-        if self.wait is not None and self.phase in (Phase.ARMED, Phase.PREPARING):
+        # The echo is visible output (LR-028); in a repaint any output counts.
+        echo = self.phase is Phase.ARMED and ansi.draws_something(data)
+        if self.wait is not None and (echo or self.phase is Phase.PREPARING):
             self.wait.output(now)
         if self.notice is not None:
             self.notice.output(now)
