@@ -12,7 +12,8 @@ The life of the menu:
 1. every token is forwarded to the provider first (LR-027) and tracked on the edit line;
 2. when, after a character, Backspace or a paste end, the line equals ``/hangar`` (LR-011..
    LR-016), the menu is *armed*: the provider's echo is awaited (10 ms of quiet after new
-   output, at most 100 ms, LR-028..LR-031);
+   visible output, at most 100 ms, LR-028..LR-031; a frame that only moves the cursor is not
+   an echo);
 3. the area is prepared (main screen: the cursor position is asked of the terminal; alternate
    screen: the provider's PTY is shrunk and its repaint awaited) and drawn, and from then on the
    provider's output is held, not shown (LR-032);
