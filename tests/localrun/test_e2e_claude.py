@@ -22,7 +22,8 @@ def finals(hub: SandboxHub, run_id: str, count: int) -> list[dict[str, Any]] | N
 
 
 def test_claude_turn_tool_final_and_clear(sandbox_hub: SandboxHub) -> None:
-    """LR-205..LR-220, LR-178..LR-181: a real Claude TUI run followed through its hook.
+    """LR-205, LR-207, LR-208, LR-218..LR-220, LR-178..LR-181: a real Claude TUI run followed
+    through its hook.
 
     A tool turn (Bash) and a final reply, then `/clear` (a new session reported by the hook,
     followed in the same run), a plain turn, then Ctrl+C twice. Meanwhile a second Claude

@@ -1,4 +1,5 @@
-"""Creating tasks from the hub's API with the real agent CLIs in the sandbox (RW-272..296).
+"""Creating tasks from the hub's API with the real agent CLIs in the sandbox (the rules each
+test names).
 
 Each project is a real git repository in the sandbox's home that the device reports because
 an earlier session of the same agent ran in it; the new task is created through
@@ -178,7 +179,7 @@ def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_projec
         model={"modelId": "fake-model"},
     )
     worktree = Path(answer["workspacePath"])
-    assert answer["worktreeId"] == task_id
+    assert answer["localTaskId"] == task_id and answer["worktreeId"] == task_id
     assert worktree == local.executor.settings.paths.home / "worktrees" / task_id / "shop"
     assert (worktree / "cart.py").read_text() == "TOTAL = 0\n"
     done = turn_events.wait_type("response.completed")
