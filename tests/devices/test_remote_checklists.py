@@ -1,6 +1,6 @@
 """Checklists of tasks on another device: OpenCode 1.18.33 and Continue cn 1.5.47, run for
 real in the test sandbox, read by an executor in that sandbox's home connecting from
-127.0.0.3, through a hub in another home (CL-043..CL-059)."""
+127.0.0.3, through a hub in another home."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def _wait_listed(hub: ThreadHub, session: str) -> None:
 def test_a_remote_checklist_is_the_local_one_and_survives_a_reconnect(
     cli: str, agent_sandbox: AgentSandbox, tmp_path: Path
 ) -> None:
-    """CL-043, CL-044, CL-055, CL-056, CL-057, CL-058: the checklist of a task on another
+    """CL-044, CL-055, CL-056, CL-057, CL-058: the checklist of a task on another
     device (a 10,000+ character list included) is extracted there from the raw tool input and
     reaches the hub exactly as a local read gives it; after the device's connection is lost
     (SIGKILL) and the executor restarts, the same list comes back from the committed
@@ -174,7 +174,7 @@ def _play(agent_sandbox: AgentSandbox, *turns: dict[str, Any]) -> None:
 def test_opencode_on_another_device_cancel_and_reconnect_and_continue(
     agent_sandbox: AgentSandbox, tmp_path: Path
 ) -> None:
-    """CL-032, CL-055, CL-057, CL-058, CL-075: an OpenCode task on another device (an
+    """CL-032, CL-055, CL-057, CL-058: an OpenCode task on another device (an
     executor in its own home, 127.0.0.3, the CLI in the sandbox) continued through the hub:
     its next turn's list becomes current; a cancelled reply that wrote no list leaves every
     item as it was (none completed) and no list current; after the executor stops and starts

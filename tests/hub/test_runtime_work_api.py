@@ -42,7 +42,7 @@ def task_titled(body: dict[str, Any], prefix: str) -> dict[str, Any]:
 def test_list_groups_projects_worktrees_and_conversations(
     client: TestClient, sessions: dict[str, ClaudeSession]
 ) -> None:
-    """RW-004/005/006/009/014/015/036/037/038/040/041/319/320/321: light grouping, no hub table."""
+    """RW-004/005/006/014/015/036/037/038/040/041/319/320/321: light grouping, no hub table."""
     body = view(client)
     assert body["errors"] == []
     assert len(body["devices"]) == 1
@@ -59,8 +59,11 @@ def test_list_groups_projects_worktrees_and_conversations(
     assert worktree["groupWorkspacePath"] == "/srv/projects/alpha"
     assert alpha["tasks"][1]["workspaceKind"] == "workspace"
     assert [t["title"] for t in body["conversations"]] == ["Just a chat"]
+    assert body["conversations"][0]["workspaceKind"] == "chat"
     every = [t for p in body["projects"] for t in p["tasks"]] + body["conversations"]
     assert all(t["deviceId"] and t["localTaskId"] for t in every)
+    assert len(every) == len(sessions)  # every session is in one of the two groups
+    assert set(body) == {"devices", "errors", "projects", "conversations"}  # no third group
 
 
 def test_a_single_device_shows_no_address(
