@@ -139,7 +139,7 @@ def _done(mapper: CodexEventMapper, thread: str, turn: str, status: str = "compl
 
 
 def test_codex_mapping_turns_tools_helpers_and_switches() -> None:
-    """LR-196..LR-199, LR-204, LR-164/165/167: Codex app-server events to run messages."""
+    """LR-196, LR-198, LR-199, LR-164/165/167: Codex app-server events to run messages."""
     sink = Sink()
     mapper = CodexEventMapper(sink, sink)
     _start(mapper, "startup-1", "T1", ephemeral=False)
@@ -275,7 +275,7 @@ def _assistant(uuid: str, blocks: list[dict[str, Any]], stop: str | None) -> dic
 
 
 def test_claude_tracker_maps_hook_confirmed_sessions(tmp_path: Path) -> None:
-    """LR-216..LR-220, LR-164, LR-176..LR-181: transcripts the hook reported, mapped; a text
+    """LR-216..LR-220, LR-164, LR-176, LR-179, LR-181: transcripts the hook reported, mapped; a text
     block before a tool call is ``text`` (LR-216), the turn's last one ``final``."""
     sink = Sink()
     tracker = ClaudeTranscriptTracker(sink, sink)
@@ -389,7 +389,7 @@ class EchoProvider(Provider):
 
 
 def test_run_session_lifecycle_in_memory(tmp_path: Path) -> None:
-    """LR-001..LR-005, LR-063, LR-123, LR-125: the generic entry point around a provider."""
+    """LR-002..LR-004, LR-123, LR-125: the generic entry point around a provider."""
     api = InMemoryRunApi()
     api.issues["HGR-7"] = {"id": "iss7", "key": "HGR-7", "title": "Fix", "status": "todo"}
     seen: list[ChildCommand] = []

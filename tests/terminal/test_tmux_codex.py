@@ -8,6 +8,7 @@ tests check behaviour a user sees on the screen; timings are the fake terminal's
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,23 @@ def input_row(lines: list[str]) -> int:
     return max(i for i, line in enumerate(lines) if line.startswith("›"))
 
 
+def sets_a_background(line: str) -> bool:
+    """Whether an SGR sequence in ``line`` sets a background colour (40-47, 48;…, 100-107)."""
+    for params in re.findall(r"\x1b\[([0-9;]*)m", line):
+        codes = [int(p or 0) for p in params.split(";")]
+        i = 0
+        while i < len(codes):
+            if codes[i] == 38:  # a foreground colour: skip its 5;n or 2;r;g;b arguments
+                i += 3 if codes[i + 1 : i + 2] == [5] else 5
+                continue
+            if codes[i] == 48 or 40 <= codes[i] <= 47 or 100 <= codes[i] <= 107:
+                return True
+            i += 1
+    return False
+
+
 def test_open_close_and_cursor_restoration(sandbox_hub: SandboxHub) -> None:
-    """LR-033..LR-039, LR-054..LR-056: `/hangar` opens the menu below Codex (its PTY shrunk,
+    """LR-033..LR-036, LR-039, LR-054, LR-055: `/hangar` opens the menu below Codex (its PTY shrunk,
     its input box still on screen); Esc closes it keeping `/hangar`; after deleting the
     input the screen and the cursor are exactly as before."""
     term = start_codex(sandbox_hub)
@@ -92,6 +108,7 @@ def test_open_close_and_cursor_restoration(sandbox_hub: SandboxHub) -> None:
         colored = term.lines(escapes=True)
         assert "\x1b[94m> /hangarping" in colored[-3]
         assert "\x1b[7m" not in "".join(colored[-3:])  # no reverse video
+        assert not any(map(sets_a_background, colored[-3:]))
         term.key("Escape")
         after = term.wait_gone(MENU_HELP)
         assert "› /hangar" in after[input_row(after)]
