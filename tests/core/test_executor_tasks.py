@@ -53,7 +53,7 @@ def executor(isolated_home: Path) -> Executor:
 
 
 def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> None:
-    """RW-011, RW-020, RW-021, RW-029, RW-062..066: list and open through Executor.handle."""
+    """RW-020, RW-021, RW-029, RW-064, RW-066: list and open through Executor.handle."""
     write_rollout(isolated_home)
     write_claude(isolated_home)
     tasks = executor.handle("runtime.tasks.list", {})["tasks"]
@@ -62,6 +62,7 @@ def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> Non
     assert codex["runtimeHandle"] == {"threadId": THREAD}
     assert codex["localTaskId"] != THREAD and codex["title"] == "request 1"
     assert codex["workspaceKind"] == "workspace"
+    assert (codex["workspacePath"], codex["updatedAt"]) == ("/tmp/proj", "2026-01-01T00:00:02Z")
     page = executor.handle(
         "runtime.tasks.transcript", {"localTaskId": codex["localTaskId"], "limit": 3}
     )
@@ -120,12 +121,18 @@ def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: 
 def test_reading_never_moves_updated_at(isolated_home: Path, executor: Executor) -> None:
     """RW-032..034: opening a task keeps updatedAt and the list order."""
     write_rollout(isolated_home)
-    task = executor.handle("runtime.tasks.list", {})["tasks"][0]
+    newer = "019e1625-789d-76c0-80ab-3724b5ddb7aa"
+    write_rollout(isolated_home, thread=newer, turns=3)
+    listed = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert [t["runtimeHandle"]["threadId"] for t in listed] == [newer, THREAD]
+    task = listed[1]  # the older one: opening it must not bring it to the top
     executor.handle("runtime.tasks.transcript", {"localTaskId": task["localTaskId"]})
     executor.handle(
         "runtime.tasks.transcript", {"localTaskId": task["localTaskId"], "refresh": False}
     )
-    after = executor.handle("runtime.tasks.list", {})["tasks"][0]
+    again = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert [t["localTaskId"] for t in again] == [t["localTaskId"] for t in listed]
+    after = again[1]
     assert after["updatedAt"] == task["updatedAt"] == "2026-01-01T00:00:02Z"
 
 
@@ -239,7 +246,8 @@ def _git(*args: str, cwd: Path) -> None:
 
 
 def test_workspace_grouping_with_real_worktree(tmp_path: Path) -> None:
-    """RW-015, RW-036..041: worktrees fold into the main root, chats are Conversations."""
+    """RW-015, RW-036..038, RW-040, RW-041: worktrees fold into the main root, chats are
+    Conversations."""
     repo = tmp_path / "repo"
     repo.mkdir()
     _git("init", "-q", cwd=repo)
