@@ -24,7 +24,8 @@ def _listed(executor: Executor) -> list[str]:
 
 
 def test_archived_tasks_leave_the_list_and_enter_the_archive(executor: Executor) -> None:
-    """RW-160..RW-167: the archive list is device-side, with per-Project counts."""
+    """RW-160, RW-165, RW-166: the archive list is device-side, with per-Project counts and
+    normalized entries."""
     add_task(executor.db, "a", runtime="plain", workspace="/p/alpha")
     add_task(executor.db, "b", runtime="plain", workspace="/p/alpha")
     add_task(executor.db, "c", runtime="plain", workspace="/p/beta")
@@ -40,6 +41,11 @@ def test_archived_tasks_leave_the_list_and_enter_the_archive(executor: Executor)
     ]
     item = data["items"][0]
     assert item["source"] == "local" and item["workspacePath"] == "/p/alpha"
+    fields = ("id", "localTaskId", "threadId", "title", "projectName", "createdAt", "updatedAt")
+    assert [item[k] for k in fields] == [
+        "a", "a", None, "a task", "alpha", "2026-11-01T09:00:00.000Z", "2026-11-01T10:00:00.000Z"
+    ]  # fmt: skip
+    assert item["deviceId"] and item["deviceName"]
     assert executor.handle("runtime.tasks.unarchive", {"localTaskId": "a"})["archived"] is False
     assert _listed(executor) == ["a", "b"]
     assert executor.handle("runtime.tasks.archived_list", {})["total"] == 1
