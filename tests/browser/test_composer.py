@@ -93,7 +93,7 @@ def test_compose_stream_queue_and_guidance_with_codex(
     agent_sandbox: AgentSandbox, hangar_home: Path, browser: Any
 ) -> None:
     """RW-124 (queued while replying, sent after), RW-125 (a queued message cancelled is never
-    sent), RW-126 (pause-and-send stops the reply first), RW-136 (guidance splits the reply:
+    sent), RW-136 (guidance splits the reply:
     the part before frozen, the rest streams after it), RW-137/RW-142 (after the refresh the
     transcript shows the same order, once), RW-140 (the reply streams in before it is
     persisted), RW-150 (no compaction while replying)."""
