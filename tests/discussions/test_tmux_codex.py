@@ -47,7 +47,7 @@ def ended(term) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_hangarcreateissue_ctrl_c_back_then_only_create(sandbox_hub: SandboxHub) -> None:
-    """LR-006, LR-008, LR-009, LR-083, LR-084, LR-092, LR-109, LR-072: with no plan mode the
+    """LR-006, LR-008, LR-009, LR-083, LR-084, LR-092, LR-072: with no plan mode the
     card's plan is Codex's last answer; Ctrl+C on the card goes back to the discussion; "only
     create" makes the issue from that answer and ends Codex, the notice printed after it."""
     hub = sandbox_hub
@@ -84,7 +84,7 @@ def test_hangarcreateissue_ctrl_c_back_then_only_create(sandbox_hub: SandboxHub)
 
 
 def test_hand_to_an_agent_needs_an_agent_member(sandbox_hub: SandboxHub) -> None:
-    """LR-091, LR-079, LR-080, LR-093: "hand to an agent" asks for an agent member; with one
+    """LR-091, LR-080, LR-093: "hand to an agent" asks for an agent member; with one
     picked (filtered as typed) the issue is assigned to it and Codex ends — the run will start
     wherever that agent picks the issue up. The most recent project is the initial project."""
     hub = sandbox_hub
