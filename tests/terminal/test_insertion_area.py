@@ -13,7 +13,7 @@ def fill_history(driver: Driver, count: int) -> None:
 
 
 def test_menu_goes_below_two_margin_rows_and_leaves_everything_else() -> None:
-    """LR-046..LR-051, LR-054, LR-055: candidates + help inserted after the two
+    """LR-047..LR-051, LR-054, LR-055: candidates + help inserted after the two
     provider-owned rows; the rows above and the margin rows are untouched; closing deletes
     exactly the inserted rows and puts the cursor back on its row and column."""
     driver = Driver(rows=24, columns=80)

@@ -145,7 +145,7 @@ def test_endless_output_still_opens_at_the_cap() -> None:
 
 
 def test_without_a_menu_tab_and_the_typed_command_still_work() -> None:
-    """LR-043..LR-045: no menu (non-interactive or not pausable), but `/hangar…` + Tab
+    """LR-044, LR-045: no menu (non-interactive or not pausable), but `/hangar…` + Tab
     completes and the full command + Enter runs."""
     driver = Driver(menu=False)
     driver.type("/hangar")
