@@ -44,7 +44,7 @@ def make_driver(command: object, rows: int = 30, columns: int = 80) -> Driver:
 
 
 def test_plan_first_then_fields_and_shift_tab_goes_back(hub: HubClient) -> None:
-    """LR-057, LR-074..LR-077, LR-082: the card opens on the whole plan; Enter goes to the
+    """LR-057, LR-076, LR-077, LR-082: the card opens on the whole plan; Enter goes to the
     fields (execution mode, title, project, assignee, labels); Shift+Tab from the first
     field goes back to the plan."""
     command = hub_card(hub)

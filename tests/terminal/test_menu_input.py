@@ -126,7 +126,9 @@ CONTROL_STRINGS = [
     "\x1b_Gi=1;OK\x1b\\",  # APC (kitty graphics reply), ST
     "\x1b_Gi=2;OK\x07",  # APC, BEL
     "\x1b^private\x1b\\",  # PM, ST
+    "\x1b^private\x07",  # PM, BEL
     "\x1bXstring\x07",  # SOS, BEL
+    "\x1bXstring\x1b\\",  # SOS, ST
 ]
 REPLIES = [
     "\x1b[12;40R",  # CPR
@@ -141,7 +143,7 @@ REPLIES = [
 
 @pytest.mark.parametrize("sequence", CONTROL_STRINGS + REPLIES)
 def test_control_strings_and_replies_pass_through_untouched(sequence: str) -> None:
-    """LR-019..LR-022, LR-024: replies and control strings, whole or split, reach the
+    """LR-019..LR-022: replies and control strings, whole or split, reach the
     provider unchanged and never enter the edit line: `/hangar` typed around them opens."""
     driver = Driver()
     half = len(sequence) // 2
