@@ -36,7 +36,7 @@ def _blocks(message: dict[str, Any]) -> list[list[str]]:
 def test_transcript_and_tasks_show_carry_the_checklist(
     run_agent: RunAgent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """CL-031, CL-032, CL-037, CL-038, CL-041, CL-060, CL-068: the owning assistant message
+    """CL-031, CL-032, CL-037, CL-038, CL-041, CL-068: the owning assistant message
     carries the block and the response the current list; a fresh hangar (a restart) reads
     the same from the agent's own file; after a new turn without a list the old list stays
     on its message and nothing is current; hangar keeps no checklist store of its own."""
