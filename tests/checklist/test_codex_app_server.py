@@ -57,7 +57,7 @@ def _plans(notifications: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
 
 
 def test_turn_plan_updated_gives_each_turn_its_lists(agent_sandbox: AgentSandbox) -> None:
-    """CL-002, CL-027, CL-031, CL-036, CL-064: each ``turn/plan/updated`` is owned by its
+    """CL-027, CL-031, CL-036, CL-064: each ``turn/plan/updated`` is owned by its
     ``turnId``; a second turn's list never lands on the first; the rollout written by the
     same server gives the same lists per turn."""
     cwd = agent_sandbox.workspace("projects/app", builtin_scenario("hello").workspace)

@@ -69,9 +69,9 @@ def _raw_plan_calls(runtime: str, path: Path) -> list[Any]:
 
 @pytest.mark.parametrize(("runtime", "relative"), CASES, ids=[_name(c[1]) for c in CASES])
 def test_fixture_checklists(public_fixtures: Path, runtime: str, relative: str) -> None:
-    """CL-002, CL-023, CL-031, CL-038: each valid TodoWrite / update_plan call of a
+    """CL-023, CL-029, CL-031, CL-038: each valid TodoWrite / update_plan call of a
     real or public session is one whole-list block on the assistant message of its request;
-    the current list is the latest turn's own (CL-011, CL-064)."""
+    the current list is the latest turn's own (CL-064)."""
     path = public_fixtures / relative
     store = store_classes()[runtime](AgentHome(runtime, path.parent, None))
     messages, summary = parse_all(store, SessionSource(runtime, path.stem, path, {}))

@@ -36,7 +36,7 @@ FIRST_PLAN = [
 
 @pytest.mark.parametrize("cli", CLIS)
 def test_create_modify_reorder_delete_duplicate(cli: str, run_agent: RunAgent) -> None:
-    """CL-002, CL-029, CL-031, CL-062: five updates in one request, each a whole list on
+    """CL-029, CL-031: five updates in one request, each a whole list on
     that request's assistant message, in order; the tool calls stay visible (CL-067)."""
     run = run_agent(cli, "checklist-edits", "Edit the checklist")
     assert run.returncode == 0, run.stderr
@@ -109,7 +109,7 @@ def test_more_than_10000_characters_survive_whole(cli: str, run_agent: RunAgent)
 
 @pytest.mark.parametrize("cli", CLIS)
 def test_two_consecutive_turns_keep_their_own_lists(cli: str, run_agent: RunAgent) -> None:
-    """CL-011, CL-032, CL-036, CL-064, CL-068: turn one's list stays on turn one, turn two
+    """CL-032, CL-036, CL-064, CL-068: turn one's list stays on turn one, turn two
     shows its own, and a third turn without a list shows none — it never reaches back."""
     first = run_agent(cli, "plan", "Plan the work")
     second = run_agent(cli, "checklist-second-turn", "Plan the next work", resume=True, cwd=SAME)

@@ -80,7 +80,7 @@ def test_an_aborted_turn_keeps_item_statuses(rollout: list[bytes]) -> None:
 def test_an_invalid_update_keeps_and_a_new_turn_does_not_reach_back(
     rollout: list[bytes],
 ) -> None:
-    """CL-011, CL-025, CL-064: an ``update_plan`` with an unknown status in the same turn
+    """CL-025, CL-064: an ``update_plan`` with an unknown status in the same turn
     commits nothing; a following turn without a plan has no current list, while the older
     turn keeps its blocks."""
     plans = _index(rollout, _payload("function_call", "update_plan"))
