@@ -165,7 +165,7 @@ def _kill(proc: subprocess.Popen[str]) -> None:
 def test_kill_9_between_and_during_the_phases_loses_nothing(
     hangar_home: Path, tmp_path: Path
 ) -> None:
-    """RW-173..RW-178: a killed foreground or worker loses nothing; the queue resumes."""
+    """RW-173, RW-174: a killed foreground or worker loses nothing; the queue resumes."""
     db_path = hangar_home / "executor.db"
     db = ExecutorDatabase(db_path)
     paths = {name: _session_file(tmp_path, name) for name in ("a", "b", "c")}

@@ -136,7 +136,8 @@ def test_legacy_user_message_event_wins(tmp_path: Path) -> None:
 
 
 def test_patches_images_and_compaction(tmp_path: Path) -> None:
-    """RW-237, RW-285..288: apply_patch file changes, image payloads kept whole, compaction."""
+    """RW-237, RW-286..288: apply_patch file changes, image payloads kept whole with their
+    prompt, compaction."""
     patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n+z\n*** End Patch"
     payload = "A" * 200_000
     path = write(
@@ -161,6 +162,7 @@ def test_patches_images_and_compaction(tmp_path: Path) -> None:
     assert [b["type"] for b in blocks] == ["tool", "fileChanges", "image", "compaction"]
     assert blocks[1]["files"][0]["additions"] == 2 and blocks[1]["success"] is True
     assert blocks[2]["renderPayload"] == "data:image/png;base64," + payload
+    assert blocks[2]["prompt"] == "a cat"
     assert blocks[3]["text"] == "summary so far"
 
 

@@ -63,6 +63,7 @@ def check_snapshot(name: str, data: object) -> None:
 
 @pytest.mark.parametrize(("runtime", "relative"), CASES, ids=[_name(c[1]) for c in CASES])
 def test_normalized_transcript_snapshot(public_fixtures: Path, runtime: str, relative: str) -> None:
-    """RW-066, RW-073, RW-227..230: the normalized transcript of a real fixture is stable."""
+    """RW-066, RW-073, RW-227, RW-228, RW-230: the normalized transcript of a real fixture is
+    stable."""
     messages, summary = parse_file(runtime, public_fixtures / relative)
     check_snapshot(_name(relative), {"summary": summary, "messages": messages})
