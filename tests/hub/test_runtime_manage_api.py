@@ -50,6 +50,8 @@ def test_search_finds_a_message_and_its_index(
     assert hit["messageIndex"] == 142
     assert "zebra" in hit["snippet"]
     assert hit["deviceName"]
+    assert hit["workspacePath"] == target["workspacePath"]
+    assert hit["updatedAt"] == target["updatedAt"]
     many = post(client, "/search", {"query": "item", "limit": 1})["results"]
     assert len(many) == 1
 

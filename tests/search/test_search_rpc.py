@@ -213,7 +213,8 @@ def test_tool_output_only_when_asked(executor: Executor, claude_home: Path) -> N
 
 
 def test_order_limit_archive_and_project_filters(executor: Executor, claude_home: Path) -> None:
-    """RW-054..058: newest first, limit, includeArchived, projectId (chats belong to none)."""
+    """RW-054..056: newest first, limit, includeArchived; the executor's own ``projectId``
+    (a workspace path) filter."""
     ids = []
     for n, cwd in enumerate(["/projects/alpha", "/projects/alpha", "/projects/beta"]):
         session = f"4444444{n}-4444-4444-8444-444444444444"
