@@ -17,10 +17,12 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 
 def test_defaults_without_config(hangar_home: Path) -> None:
+    """RW-110 (the default half): a continued Codex turn gets 180 s to show progress."""
     settings = load_settings()
     assert settings.port == 8765
     assert settings.host == "127.0.0.1"
     assert settings.paths.home == hangar_home
+    assert settings.codex_turn_startup_timeout_seconds == 180.0
 
 
 def test_environment_beats_file_beats_default(
