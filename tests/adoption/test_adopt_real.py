@@ -73,7 +73,7 @@ def comments(api: TestClient, key: str, ctx: HubContext) -> list[str]:
 def test_adopting_a_real_session_twice_imports_it_once_and_an_append_arrives(
     cli: str, agent_sandbox: AgentSandbox, hangar_of_sandbox: LocalHangar, api: TestClient
 ) -> None:
-    """LR-159, LR-160, LR-167: the log of a real session is imported with keys from the
+    """LR-159, LR-160: the log of a real session is imported with keys from the
     agent's own ids — a second adoption stores nothing new — and its checklist reaches the
     new issue (CL-037); the history makes no comments; a turn the real CLI adds by resuming
     the session arrives through the session watcher and is synced to comments."""

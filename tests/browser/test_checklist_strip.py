@@ -14,7 +14,7 @@ LIVE = 20_000
 
 
 def test_the_strip_shows_only_the_latest_turns_list(page: Any, live_hub: LiveHub) -> None:
-    """CL-011, CL-032, CL-060, CL-064: a turn that writes a list brings the strip (read-only,
+    """CL-032, CL-064: a turn that writes a list brings the strip (read-only,
     collapsible from the keyboard); after the next turn without a list the strip is no longer
     the current list: it shows the earlier one marked "from turn 2", without a reload, and the
     older list stays on its own message."""

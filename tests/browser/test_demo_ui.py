@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_the_demo_renders_every_task(tmp_path: Path) -> None:
-    """RW-005/015/320/322: Projects and Conversations of the demo, every transcript opens."""
+    """RW-005/015/320: Projects and Conversations of the demo, every transcript opens."""
     _require_browser()
     try:
         demo_corpus()
