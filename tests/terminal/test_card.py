@@ -43,6 +43,21 @@ def make_driver(command: object, rows: int = 30, columns: int = 80) -> Driver:
     return driver
 
 
+def test_the_card_fills_the_rows_below_its_margin(hub: HubClient) -> None:
+    """LR-052, LR-075: wherever the cursor is, the card starts after the two margin rows
+    below it (left to the provider) and its last line is the terminal's last row."""
+    for history in (1, 12):
+        driver = make_driver(hub_card(hub), rows=30)
+        driver.provider_writes("".join(f"line {n}\r\n" for n in range(history)))
+        driver.settle()
+        row = driver.terminal.cursor[0]  # 1-based: lines[row] is the row below the cursor
+        open_card(driver)
+        lines = driver.lines()
+        assert lines[row : row + 2] == ["", ""], lines
+        assert lines[row + 2].startswith("New issue · 1/2 the plan"), lines
+        assert lines[-1].startswith("↑/↓ PgUp/PgDn scroll"), lines
+
+
 def test_plan_first_then_fields_and_shift_tab_goes_back(hub: HubClient) -> None:
     """LR-057, LR-076, LR-077, LR-082: the card opens on the whole plan; Enter goes to the
     fields (execution mode, title, project, assignee, labels); Shift+Tab from the first
@@ -118,7 +133,7 @@ def test_fields_come_from_the_hub_and_filter_as_typed(hub: HubClient) -> None:
 
 
 def test_failed_create_keeps_every_field_and_retry_succeeds(hub: HubClient) -> None:
-    """LR-093, LR-094, LR-097: the hub refuses (unknown parent issue): the failure page
+    """LR-093, LR-094: the hub refuses (unknown parent issue): the failure page
     offers retry, back to edit and continue discussing; every field is kept; after fixing
     the one field, the issue is created with all the others as they were."""
     command = hub_card(hub)

@@ -48,7 +48,7 @@ def test_menu_goes_below_two_margin_rows_and_leaves_everything_else() -> None:
 
 
 def test_at_the_bottom_the_screen_scrolls_instead_of_overwriting() -> None:
-    """LR-052, LR-055: with the cursor on the last row the content moves up into the
+    """LR-055: with the cursor on the last row the content moves up into the
     scroll-back (nothing overwritten) and the cursor stays on its text after closing."""
     driver = Driver(rows=12, columns=60)
     fill_history(driver, 8)  # the prompt is now on the last row

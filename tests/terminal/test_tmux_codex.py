@@ -147,7 +147,7 @@ def test_tab_completes_and_enter_runs(sandbox_hub: SandboxHub) -> None:
 
 
 def test_card_creates_the_issue_and_shows_the_notice(sandbox_hub: SandboxHub) -> None:
-    """LR-074, LR-079, LR-087, LR-088, LR-102, LR-103: the card in a real terminal: the
+    """LR-087, LR-088, LR-102, LR-103: the card in a real terminal: the
     project comes from the hub, filtered as typed; the issue is created with the plan as its
     description; the notice with the blue link appears under Codex."""
     hub = sandbox_hub
