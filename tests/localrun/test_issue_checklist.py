@@ -134,7 +134,7 @@ def test_a_late_update_of_an_older_turn_never_replaces_the_newer_list(
 def test_the_final_list_stays_after_the_run_and_a_newer_run_replaces_it(
     client: TestClient, hub_app: FastAPI, browser_client: TestClient
 ) -> None:
-    """CL-057, CL-065: the run ending never rewrites its list; the issue shows it until a
+    """CL-065: the run ending never rewrites its list; the issue shows it until a
     newer run writes its own. No comment is ever written for an update."""
     key = new_issue(client)
     first = new_run(client, key, sourceKey="first")

@@ -85,7 +85,7 @@ def run_on(client: HubClient) -> str:
 def test_a_backlog_goes_in_order_batches_and_a_waiting_provider(
     tmp_path: Path, live_hub: str
 ) -> None:
-    """LR-159: what queued up behind a slow post goes out in batches, in order; with
+    """What queued up behind a slow post goes out in batches, in order; with
     ``wait_when_full`` the provider waits for room instead of spooling (the spool would lose
     the order of a flood)."""
     with HubClient(live_hub, TOKEN) as client:
