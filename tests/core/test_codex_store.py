@@ -90,7 +90,7 @@ def test_0171_request_from_response_items(tmp_path: Path) -> None:
 
 
 def test_update_plan_becomes_checklist(tmp_path: Path) -> None:
-    """CL-008, CL-025, CL-067: update_plan → a checklist block on the turn's assistant
+    """CL-025, CL-067: update_plan → a checklist block on the turn's assistant
     message from the raw arguments (a long step stays whole); the tool call stays visible;
     an invalid update keeps the previous list."""
     path = write(

@@ -103,7 +103,10 @@ def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: 
     write_claude(isolated_home)
     _watch_opens(isolated_home)
     try:
-        first = {t["localTaskId"] for t in executor.handle("runtime.tasks.list", {})["tasks"]}
+        first = {
+            (t["deviceId"], t["localTaskId"])
+            for t in executor.handle("runtime.tasks.list", {})["tasks"]
+        }
         assert any(p.endswith(".jsonl") for p in _OPENED)
         assert executor.index.last_refresh.described == 2
         _OPENED.clear()
@@ -115,7 +118,8 @@ def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: 
     assert executor.index.last_refresh.unchanged == 2
     assert executor.engine.stats.bytes_read == 0
     again = Executor.open()
-    assert {t["localTaskId"] for t in again.handle("runtime.tasks.list", {})["tasks"]} == first
+    relisted = again.handle("runtime.tasks.list", {})["tasks"]
+    assert {(t["deviceId"], t["localTaskId"]) for t in relisted} == first
 
 
 def test_reading_never_moves_updated_at(isolated_home: Path, executor: Executor) -> None:
@@ -160,7 +164,8 @@ def test_unreadable_file_is_a_clear_error(isolated_home: Path, executor: Executo
 
 
 def test_thread_names_and_archived(isolated_home: Path, executor: Executor) -> None:
-    """RW-163/164: session_index.jsonl names win; archived rollouts only with includeArchived."""
+    """Codex's session_index.jsonl names win (the newest line); archived rollouts are listed
+    only with includeArchived."""
     write_rollout(isolated_home)
     archived = isolated_home / ".codex" / "archived_sessions"
     archived.mkdir(parents=True)
@@ -178,7 +183,7 @@ def test_thread_names_and_archived(isolated_home: Path, executor: Executor) -> N
 def test_index_pending_fills_counts_without_moving_updated_at(
     isolated_home: Path, executor: Executor
 ) -> None:
-    """RW-029, RW-033: indexing in the background fills messageCount and status for the
+    """RW-033: indexing in the background fills messageCount and status for the
     list; it reads each changed file once and never moves updatedAt."""
     path = write_rollout(isolated_home, turns=3)
     write_claude(isolated_home)

@@ -27,7 +27,7 @@ REAL = {
 
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_tail_equals_full_on_real_files(public_fixtures: Path, tmp_path: Path, name: str) -> None:
-    """RW-073, RW-101: tail-first opens of real Codex and Claude sessions, every page size."""
+    """RW-073: tail-first opens of real Codex and Claude sessions, every page size."""
     runtime = name.split("-")[0]
     path = tmp_path / "session.jsonl"
     path.write_bytes((public_fixtures / REAL[name]).read_bytes())
