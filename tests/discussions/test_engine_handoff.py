@@ -86,7 +86,7 @@ def test_a_card_submitted_from_another_thread_opens_and_the_menu_gives_way() -> 
 )
 def test_an_empty_plan_has_nothing_to_create(origin: Origin, outcome: Outcome) -> None:
     """Bad input: an empty plan: the card says there is nothing to create; Enter goes back to
-    the discussion (plain) or ends the CLI keeping the discussion (native, LR-085, LR-086)."""
+    the discussion (plain) or ends the CLI keeping the discussion (native, LR-086)."""
     driver = Driver(rows=24, columns=80, alternate=True)
     results: list[CardResult] = []
     driver.engine.open_overlay(card("  \n", origin, results))
