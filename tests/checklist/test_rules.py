@@ -106,7 +106,7 @@ def test_an_invalid_update_keeps_and_a_new_turn_does_not_reach_back(
 def test_appended_lines_give_the_same_lists_as_a_full_read(
     rollout: list[bytes], tmp_path: Path
 ) -> None:
-    """CL-030, CL-068, CL-070: a session read while it grows (the engine's append path) and
+    """CL-068: a session read while it grows (the engine's append path) and
     read again from scratch (a restart) owns the same blocks and the same current list."""
     path = tmp_path / ROLLOUT.rsplit("/", 1)[1]
     plans = _index(rollout, _payload("function_call", "update_plan"))
