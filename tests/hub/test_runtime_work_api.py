@@ -85,7 +85,7 @@ def test_conversations_are_present_even_when_empty(client: TestClient) -> None:
 def test_transcript_pages_upward_to_the_start(
     client: TestClient, sessions: dict[str, ClaudeSession]
 ) -> None:
-    """RW-062/063/075: open by deviceId + localTaskId, then page with beforeCursor."""
+    """RW-062/063: open by deviceId + localTaskId, then page with beforeCursor."""
     task = task_titled(view(client), "Set up")
     address = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
     first = client.post("/api/runtime-work/transcript", json={**address, "limit": 50}).json()
@@ -151,7 +151,7 @@ def test_opening_a_task_never_moves_its_update_time(
 def test_an_appended_message_shows_on_the_next_read(
     client: TestClient, sessions: dict[str, ClaudeSession]
 ) -> None:
-    """RW-076/077: the next read sees what the agent appended."""
+    """RW-076: the next read sees what the agent appended."""
     task = task_titled(view(client), "Say hello")
     address = {"deviceId": task["deviceId"], "localTaskId": task["localTaskId"]}
     before = client.post("/api/runtime-work/transcript", json=address).json()

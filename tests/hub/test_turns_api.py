@@ -107,7 +107,7 @@ def test_agents_hangar_cannot_continue_answer_not_supported(
     client: TestClient, state: LocalHangar, sessions: dict[str, ClaudeSession]
 ) -> None:
     """Other agents: 501 ``not_supported`` naming the agent and the operation; a cancel with
-    nothing running is ``accepted: false`` (RW-128); activity is empty."""
+    nothing running is ``accepted: false``; activity is empty."""
     from agents.samples import continue_sample_home  # tests/agents, a sibling package
 
     home = Path(state.executor.stores["continue"].home.root)
