@@ -179,7 +179,7 @@ def test_a_flood_of_100000_events_is_stored_once_in_order(
     plugin_factory: Callable[..., Path], local_hub: LocalHub, tmp_path: Path
 ) -> None:
     """Bad input: an adapter that floods — 100,000 events, every one stored exactly once and in
-    the order written (LR-159): the reporter holds the pipe back instead of spooling."""
+    the order written: the reporter holds the pipe back instead of spooling."""
     home = tmp_path / "client"
     install(plugin_factory("flood"), home)
     issue = local_hub.issue()

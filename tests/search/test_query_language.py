@@ -18,7 +18,7 @@ def test_phrase_and_prefix() -> None:
 
 
 def test_fts_operators_and_syntax_are_searched_as_text() -> None:
-    """RW-051: user text never becomes FTS5 syntax (no injection, no traceback)."""
+    """User text never becomes FTS5 syntax (no injection, no traceback)."""
     assert compile_query("foo OR bar") == '"foo" AND "OR" AND "bar"'
     assert compile_query("NEAR(a b) -x ^y col:z") == (
         '"NEAR a" AND "b" AND "x" AND "y" AND "col z"'
