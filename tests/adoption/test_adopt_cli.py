@@ -34,7 +34,7 @@ def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
 def test_tasks_adopt_from_the_terminal_follows_the_session(
     agent_sandbox: AgentSandbox, hangar_home: Path
 ) -> None:
-    """LR-159, LR-167: ``hangar tasks adopt SESSION ISSUE`` links the session to an existing
+    """LR-159: ``hangar tasks adopt SESSION ISSUE`` links the session to an existing
     issue (left as it was) and imports the log; again imports nothing; the session's next
     turn, made by the real CLI resuming it, arrives in the run and as comments while
     ``hangar serve`` runs."""

@@ -53,7 +53,7 @@ def running_tool(session: ClaudeSession, name: str, tool_input: dict[str, Any]) 
 
 
 def test_a_streaming_turn_waits_for_its_final_reply(isolated_home: Path) -> None:
-    """LR-167, LR-170: while a turn runs, its tool call is reported and its reply is not; once
+    """LR-170: while a turn runs, its tool call is reported and its reply is not; once
     it settles, the same keys come back plus the result and the final reply; the next read
     starts at the last turn (``nextIndex``), so nothing is missed or doubled."""
     session = ClaudeSession(isolated_home, "aaaaaaaa-1111-4111-8111-000000000001", CWD)

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_search_opens_a_result_at_its_message(page: Any, live_hub: LiveHub) -> None:
-    """RW-048/059/060: search, click a result, land on the matching message."""
+    """RW-048/059: search, click a result, land on the matching message."""
     page.fill("#search-input", "zebra-needle")
     page.press("#search-input", "Enter")
     result = page.locator("#search-results .search-result")

@@ -52,7 +52,7 @@ def test_login_open_a_task_and_see_its_checklist(page: Any, live_hub: LiveHub) -
 
 
 def test_scrolling_up_pages_to_the_first_message(page: Any, live_hub: LiveHub) -> None:
-    """RW-075: paging upward with beforeCursor until the first message."""
+    """Paging upward with beforeCursor until the first message."""
     open_task(page, "Set up the project")
     messages = page.locator("#messages article.msg")
     expect(messages.last).to_contain_text("Found the zebra.")
