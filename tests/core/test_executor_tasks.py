@@ -53,7 +53,7 @@ def executor(isolated_home: Path) -> Executor:
 
 
 def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> None:
-    """RW-020, RW-021, RW-029, RW-064, RW-066: list and open through Executor.handle."""
+    """RW-020, RW-021, RW-029, RW-064..066: list and open through Executor.handle."""
     write_rollout(isolated_home)
     write_claude(isolated_home)
     tasks = executor.handle("runtime.tasks.list", {})["tasks"]
@@ -74,6 +74,9 @@ def test_list_and_transcript_rpc(isolated_home: Path, executor: Executor) -> Non
         {"localTaskId": codex["localTaskId"], "limit": 3, "beforeCursor": page["beforeCursor"]},
     )
     assert [m["index"] for m in older["messages"]] == [0] and older["hasMore"] is False
+    claude = next(t for t in tasks if t["runtime"] == "claude")  # found in the index by its id
+    opened = executor.handle("runtime.tasks.transcript", {"localTaskId": claude["localTaskId"]})
+    assert [m["content"] for m in opened["messages"]] == ["Fix the bug", "Done."]
 
 
 _OPENED: list[str] = []

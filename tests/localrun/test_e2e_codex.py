@@ -17,8 +17,8 @@ KEY_RE = re.compile(r"^thread:([0-9a-f-]{36}):turn:([0-9a-f-]{36}):(user|agent|t
 
 
 def test_codex_turn_tool_final_clear_and_env(sandbox_hub: SandboxHub) -> None:
-    """LR-195, LR-196, LR-199, LR-201, LR-202, LR-204, LR-162..LR-167, LR-125: a real Codex
-    TUI run bound to an issue.
+    """LR-001, LR-005, LR-195, LR-196, LR-199, LR-201, LR-202, LR-204, LR-162..LR-167,
+    LR-125: a real Codex TUI run bound to an issue.
 
     Keystrokes: a prompt that makes the model run `env > child-env.txt`, then `/clear`, then a
     plain prompt, then Ctrl+C twice. Expected: one run; user_input, tool_use/tool_result

@@ -9,6 +9,7 @@ an earlier session of the same agent ran in it; the new task is created through
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -92,6 +93,15 @@ def project_tasks(client: TestClient, project: Path) -> list[dict[str, Any]]:
     return []
 
 
+def hub_rows(local: LocalHangar) -> str:
+    """Every row of the hub's own database, as SQL text (read-only: the file must exist)."""
+    uri = local.executor.settings.paths.hub_db.as_uri() + "?mode=ro"
+    with sqlite3.connect(uri, uri=True) as conn:
+        dump = "\n".join(conn.iterdump())
+    assert "CREATE TABLE alembic_version" in dump  # the migrated hub database itself
+    return dump
+
+
 def git_status(path: Path) -> str:
     done = subprocess.run(
         ["git", "status", "--porcelain"], cwd=path, capture_output=True, text=True, check=True
@@ -155,10 +165,11 @@ def test_a_claude_task_in_the_current_workspace_replies_and_lists_under_its_proj
 def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_project(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
 ) -> None:
-    """RW-278, RW-279: git_worktree mode prepares ``<root>/<localTaskId>/shop`` from the
-    chosen branch; the answer is hangar's localTaskId, the stream comes under it, and the
-    thread Codex started there is linked to it (its transcript is the task's); the task lists
-    under the repository's project and the user's own checkout is left as it was."""
+    """RW-273, RW-278, RW-279, RW-282: git_worktree mode prepares ``<root>/<localTaskId>/shop``
+    from the chosen branch; the answer is hangar's localTaskId, the stream (created … completed)
+    comes under it, and the thread Codex started there is linked to it (its transcript is the
+    task's); the hub's database never holds the id; the task lists under the repository's
+    project and the user's own checkout is left as it was."""
     client, local = hub
     project = shop_project(agent_sandbox, "codex")
     agent_sandbox.offer_codex_model()
@@ -184,7 +195,9 @@ def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_projec
     assert (worktree / "cart.py").read_text() == "TOTAL = 0\n"
     done = turn_events.wait_type("response.completed")
     assert done["localTaskId"] == task_id
+    assert turn_events.types(done["subtaskId"])[0] == "response.created"
     assert turn_events.text(done["subtaskId"]) == "Codex replies from the worktree."
+    assert task_id not in hub_rows(local)  # forwarded to the device, never stored centrally
     created = next(t for t in project_tasks(client, project) if t["localTaskId"] == task_id)
     assert created["runtime"] == "codex" and created["workspacePath"] == str(worktree)
     page = client.post(
@@ -205,8 +218,8 @@ def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_projec
 def test_create_refuses_what_the_device_does_not_report(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], tmp_path: Path
 ) -> None:
-    """A directory the device never reported, a taken id, a model the agent does not offer
-    and an id that is not one safe name are refused with the reason; nothing is
+    """RW-290: a directory the device never reported, a taken id, a model the agent does not
+    offer and an id that is not one safe name are refused with the reason; nothing is
     registered."""
     client, local = hub
     project = shop_project(agent_sandbox, "claude")
@@ -291,11 +304,11 @@ def test_a_blank_project_is_offered_at_once_and_a_conversation_has_no_project(
     turn_events: TurnEvents,
     isolated_home: Path,
 ) -> None:
-    """RW-292, RW-293, RW-294, RW-295: a blank project is a new ``~/Documents/<name>``, listed
-    as a project and offered for a new task before it has one; an existing name is refused
-    and its directory left alone; a task created in it replies there; a conversation lists
-    under conversations, in a chat folder of its own."""
-    client, _ = hub
+    """RW-292..RW-296: a blank project is a new ``~/Documents/<name>``, listed as a project
+    and offered for a new task before it has one, with nothing written to the hub's database;
+    an existing name is refused and its directory left alone; a task created in it replies
+    there; a conversation lists under conversations, in a chat folder of its own."""
+    client, local = hub
     device = client.get("/api/runtime-work/projects").json()["devices"][0]["deviceId"]
     made = client.post(
         "/api/runtime-work/projects/create", json={"deviceId": device, "name": "notes-app"}
@@ -307,6 +320,7 @@ def test_a_blank_project_is_offered_at_once_and_a_conversation_has_no_project(
     assert [p["workspacePath"] for p in offered] == [str(path)]
     shown = [p for p in listed(client)["projects"] if p["workspacePath"] == str(path)]
     assert [(p["name"], p["tasks"]) for p in shown] == [("notes-app", [])]  # no task yet
+    assert "notes-app" not in hub_rows(local)  # no hub project, no task record
     (isolated_home / "Documents" / "kept").mkdir()
     (isolated_home / "Documents" / "kept" / "mine.txt").write_text("the user's\n")
     for name in ("notes-app", "kept"):
@@ -384,9 +398,9 @@ def test_an_opencode_task_is_created_through_its_server(
 def test_a_created_codex_task_keeps_its_thread_after_a_restart(
     agent_sandbox: AgentSandbox, hangar_home: Path, turn_events: TurnEvents
 ) -> None:
-    """RW-279: the localTaskId → thread link is in the device's index: after the hub and its
-    executor restart, the task is listed once under the same id and a message continues the
-    same thread."""
+    """RW-279, RW-281: the localTaskId → thread link is in the device's index: after the hub
+    and its executor restart, the task is listed once under the same id, its transcript is
+    read again, and a message continues the same thread."""
     with serving(agent_sandbox, turn_events) as (client, local):
         project = shop_project(agent_sandbox, "codex")
         agent_sandbox.offer_codex_model()
