@@ -44,14 +44,19 @@ def make_driver(command: object, rows: int = 30, columns: int = 80) -> Driver:
 
 
 def test_the_card_fills_the_rows_below_its_margin(hub: HubClient) -> None:
-    """LR-052, LR-075: wherever the cursor is, the card starts after the two margin rows
-    below it (left to the provider) and its last line is the terminal's last row."""
+    """LR-046, LR-052, LR-075: wherever the cursor is, the menu and then the card it opens
+    start on the same row, after the two margin rows below the cursor (left to the
+    provider); the card's last line is the terminal's last row."""
     for history in (1, 12):
         driver = make_driver(hub_card(hub), rows=30)
         driver.provider_writes("".join(f"line {n}\r\n" for n in range(history)))
         driver.settle()
         row = driver.terminal.cursor[0]  # 1-based: lines[row] is the row below the cursor
-        open_card(driver)
+        driver.type("/hangar")
+        driver.settle()
+        assert driver.lines()[row + 2].startswith("> /hangarcreateissue"), driver.lines()
+        driver.type(ENTER)
+        driver.settle()
         lines = driver.lines()
         assert lines[row : row + 2] == ["", ""], lines
         assert lines[row + 2].startswith("New issue · 1/2 the plan"), lines
