@@ -24,8 +24,8 @@ def _listed(executor: Executor) -> list[str]:
 
 
 def test_archived_tasks_leave_the_list_and_enter_the_archive(executor: Executor) -> None:
-    """RW-160, RW-165, RW-166: the archive list is device-side, with per-Project counts and
-    normalized entries."""
+    """RW-160, RW-165..RW-167: the archive list is device-side, with per-Project counts and
+    normalized entries; an archive by the index's override shows in both lists at once."""
     add_task(executor.db, "a", runtime="plain", workspace="/p/alpha")
     add_task(executor.db, "b", runtime="plain", workspace="/p/alpha")
     add_task(executor.db, "c", runtime="plain", workspace="/p/beta")
