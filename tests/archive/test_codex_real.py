@@ -33,7 +33,7 @@ def test_archive_unarchive_rename_and_delete_through_codex(
     agent_sandbox: AgentSandbox, codex_executor: Executor
 ) -> None:
     """RW-162/RW-163/RW-164: Codex threads are archived, renamed and deleted by Codex itself;
-    the archived list shows the thread Codex archived, under its LocalTask."""
+    the archived list shows the thread Codex archived."""
     run = agent_sandbox.run_agent("codex", "hello", "say hello")
     assert run.returncode == 0, run.stderr
     (rollout,) = [p for p in run.store_files if p.name.startswith("rollout-")]
