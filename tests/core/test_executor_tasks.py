@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from hangar.cli.main import cli
-from hangar.errors import HangarError
+from hangar.errors import HangarError, NotFoundError
 from hangar.executor.service import Executor
 from hangar.executor.workspaces import classify
 
@@ -123,6 +123,18 @@ def test_ids_are_stable_and_relist_reads_nothing(isolated_home: Path, executor: 
     again = Executor.open()
     relisted = again.handle("runtime.tasks.list", {})["tasks"]
     assert {(t["deviceId"], t["localTaskId"]) for t in relisted} == first
+
+
+def test_a_session_id_is_never_taken_for_a_local_task_id(
+    isolated_home: Path, executor: Executor
+) -> None:
+    """RW-022: the thread id of an indexed Codex session, given as a localTaskId, opens
+    nothing: it is not found, never read as that session."""
+    write_rollout(isolated_home)
+    (task,) = executor.handle("runtime.tasks.list", {})["tasks"]
+    assert task["localTaskId"] != THREAD
+    with pytest.raises(NotFoundError, match="task not found"):
+        executor.handle("runtime.tasks.transcript", {"localTaskId": THREAD})
 
 
 def test_reading_never_moves_updated_at(isolated_home: Path, executor: Executor) -> None:

@@ -40,9 +40,11 @@ def task_titled(body: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 
 def test_list_groups_projects_worktrees_and_conversations(
-    client: TestClient, sessions: dict[str, ClaudeSession]
+    client: TestClient, sessions: dict[str, ClaudeSession], state: LocalHangar
 ) -> None:
-    """RW-004/005/006/014/015/036/037/038/040/041/319/320/321: light grouping, no hub table."""
+    """RW-004/005/006/014/015/036/037/038/040/041/319/320/321: light grouping; RW-002, RW-003,
+    RW-008, RW-030: no hub table behind it (the hub's projects table stays empty and no task
+    is stored there)."""
     body = view(client)
     assert body["errors"] == []
     assert len(body["devices"]) == 1
@@ -64,6 +66,10 @@ def test_list_groups_projects_worktrees_and_conversations(
     assert all(t["deviceId"] and t["localTaskId"] for t in every)
     assert len(every) == len(sessions)  # every session is in one of the two groups
     assert set(body) == {"devices", "errors", "projects", "conversations"}  # no third group
+    hub_rows = "\n".join(_dump(state.executor.settings.paths.hub_db))
+    assert 'CREATE TABLE "projects"' in hub_rows or "CREATE TABLE projects" in hub_rows
+    assert 'INSERT INTO "projects"' not in hub_rows and "alpha" not in hub_rows
+    assert not [t["localTaskId"] for t in every if t["localTaskId"] in hub_rows]
 
 
 def test_a_single_device_shows_no_address(

@@ -168,8 +168,9 @@ def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_projec
     """RW-273, RW-278, RW-279, RW-282: git_worktree mode prepares ``<root>/<localTaskId>/shop``
     from the chosen branch; the answer is hangar's localTaskId, the stream (created … completed)
     comes under it, and the thread Codex started there is linked to it (its transcript is the
-    task's); the hub's database never holds the id; the task lists under the repository's
-    project and the user's own checkout is left as it was."""
+    task's); the task lists under the repository's project and the user's own checkout is left
+    as it was. RW-002, RW-008, RW-019: the hub's database holds neither the task nor its
+    transcript."""
     client, local = hub
     project = shop_project(agent_sandbox, "codex")
     agent_sandbox.offer_codex_model()
@@ -197,7 +198,9 @@ def test_a_codex_task_in_a_new_worktree_replies_there_and_lists_under_the_projec
     assert done["localTaskId"] == task_id
     assert turn_events.types(done["subtaskId"])[0] == "response.created"
     assert turn_events.text(done["subtaskId"]) == "Codex replies from the worktree."
-    assert task_id not in hub_rows(local)  # forwarded to the device, never stored centrally
+    central = hub_rows(local)
+    assert task_id not in central  # forwarded to the device, never stored centrally
+    assert "Codex replies from the worktree." not in central  # nor the transcript
     created = next(t for t in project_tasks(client, project) if t["localTaskId"] == task_id)
     assert created["runtime"] == "codex" and created["workspacePath"] == str(worktree)
     page = client.post(
