@@ -64,7 +64,8 @@ def test_list_and_show(hangar_home: Path) -> None:
 
 def test_refusals_before_anything_starts() -> None:
     """A CLI without a discussion mode, a missing command, a command not after `--`: clear
-    usage errors (exit 2) without contacting a hub (none runs here); `ds` answers the same."""
+    usage errors (exit 2) without contacting a hub (none runs here); `ds` answers the same
+    (LR-007)."""
     env = {"PATH": os.environ["PATH"], "HANGAR_SERVER_URL": "http://127.0.0.1:9"}
     for command in ("discuss", "ds"):
         refused = hangar(command, "--", "opencode", env=env)
