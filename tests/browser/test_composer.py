@@ -93,8 +93,8 @@ def test_compose_stream_queue_and_guidance_with_codex(
     agent_sandbox: AgentSandbox, hangar_home: Path, browser: Any
 ) -> None:
     """RW-124 (queued while replying, sent after), RW-125 (a queued message cancelled is never
-    sent), RW-136 (guidance splits the reply:
-    the part before frozen, the rest streams after it), RW-137/RW-142 (after the refresh the
+    sent), RW-130/RW-136 (guidance goes to the running Codex turn and splits the reply: the
+    part before frozen, the rest streams after it), RW-137/RW-142 (after the refresh the
     transcript shows the same order, once), RW-140 (the reply streams in before it is
     persisted), RW-150 (no compaction while replying)."""
     _require_browser()

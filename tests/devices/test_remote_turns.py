@@ -57,7 +57,7 @@ def turn_event(
 def test_a_task_on_another_device_continues_through_the_hub(
     agent_sandbox: AgentSandbox, tmp_path: Path
 ) -> None:
-    """RW-122: send (with an uploaded image the device fetches from the hub), the streamed
+    """RW-122, RW-127: send (with an uploaded image the device fetches from the hub), the streamed
     reply over the device's WebSocket to the hub's SSE clients with the device's identity,
     models, an approval asked and denied, cancel of a running reply and compaction all work
     for a task on a remote device as they do in process; the reply is in Claude's own file

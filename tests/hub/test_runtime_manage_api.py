@@ -5,12 +5,14 @@ The hub forwards to the real in-process executor (RW-158) over real Claude sessi
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from hangar.composition import LocalHangar
 from hangar.hub.runtime_work import project_id
 
 from .sessions import ClaudeSession, sample_home
@@ -75,12 +77,16 @@ def test_rename_changes_the_title(client: TestClient, sessions: dict[str, Claude
 
 
 def test_archive_moves_a_task_to_the_archived_list_and_back(
-    client: TestClient, sessions: dict[str, ClaudeSession]
+    client: TestClient, sessions: dict[str, ClaudeSession], state: LocalHangar
 ) -> None:
-    """RW-157/160/161/166/168: archive → archived list with per-Project counts → unarchive."""
+    """RW-157/159/160/161/166/168: archive → archived list with per-Project counts →
+    unarchive; the archived state is the device's, the hub's database never holds it."""
     task = tasks(client)["Work on feature x"]
     post(client, "/archived-conversations/archive", address(task))
     assert "Work on feature x" not in tasks(client)
+    with sqlite3.connect(state.executor.settings.paths.hub_db) as conn:
+        central = "\n".join(conn.iterdump())
+    assert "CREATE TABLE alembic_version" in central and task["localTaskId"] not in central
     archived = post(client, "/archived-conversations/list", {})
     assert [i["title"] for i in archived["items"]] == ["Work on feature x"]
     assert archived["projectGroups"] == [

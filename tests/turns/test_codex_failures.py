@@ -32,7 +32,7 @@ def test_the_startup_watchdog_fails_a_stuck_turn_and_a_retry_resends_its_input(
     turn_events: TurnEvents,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """RW-110, RW-111, RW-113, RW-114, RW-116: a model that never answers (only the user's
+    """RW-109..RW-111, RW-113, RW-114, RW-116: a model that never answers (only the user's
     echo arrives): after the timeout from HANGAR_CODEX_TURN_STARTUP_TIMEOUT_SECONDS the stuck
     app-server is ended and the turn fails with a clear error; the retry starts a new
     app-server and sends that turn's own input again (not an earlier message)."""
