@@ -72,12 +72,24 @@ def _assert_hit(executor: Executor, task_id: str, word: str, archived: bool = Fa
 def test_fixtures_are_found_by_user_assistant_and_command_words(
     executor: Executor, codex_home: Path, public_fixtures: Path
 ) -> None:
-    """RW-051/052: user text, assistant text and tool commands are searchable; the result
-    points at the message that holds the match."""
+    """RW-051/052/053: user text, assistant text and tool commands are searchable; the result
+    points at the message that holds the match, and its address carries the Codex thread."""
     for rollout in sorted((public_fixtures / "codex" / "codemie-code").glob("rollout-*.jsonl")):
         install_codex_fixture(codex_home, rollout)
     tasks = executor.handle("runtime.tasks.list", {})["tasks"]
     assert len(tasks) == 2
+    for task in tasks:
+        asked = next(
+            word
+            for m in _transcript(executor, task["localTaskId"])
+            if m["role"] == "user" and (word := _word(m["content"]))
+        )
+        hit = next(
+            r
+            for r in _search(executor, asked, limit=100)
+            if r["localTaskId"] == task["localTaskId"]
+        )
+        assert hit["runtimeHandle"] == task["runtimeHandle"] and task["runtimeHandle"]["threadId"]
     checked = {"user": 0, "assistant": 0, "command": 0}
     for task in tasks:
         for message in _transcript(executor, task["localTaskId"]):
