@@ -20,7 +20,7 @@ def open_task(page: Any, title: str) -> None:
 
 
 def test_login_open_a_task_and_see_its_checklist(page: Any, live_hub: LiveHub) -> None:
-    """RW-005/031/323/333/334: sidebar groups, task URL by ids only, checklist strip."""
+    """RW-005/010/031/323/333/334: sidebar groups, task URL by ids only, checklist strip."""
     sidebar = page.locator("#sidebar-content")
     expect(sidebar.locator("details[data-section=projects] > summary")).to_contain_text("Projects")
     expect(sidebar.locator("details[data-section=conversations]")).to_contain_text("Just a chat")
