@@ -122,7 +122,8 @@ def create(client: TestClient, **body: Any) -> dict[str, Any]:
 def test_a_claude_task_in_the_current_workspace_replies_and_lists_under_its_project(
     agent_sandbox: AgentSandbox, hub: tuple[TestClient, LocalHangar], turn_events: TurnEvents
 ) -> None:
-    """RW-272, RW-277: the client's localTaskId is the task's id from the first answer on;
+    """RW-259, RW-261, RW-272, RW-277: ``POST /api/runtime-work/create`` reaches the device's
+    ``runtime.tasks.create``; the client's localTaskId is the task's id from the first answer on;
     the task lists under its project at once, Claude replies in the project's directory, and
     the session Claude wrote is that same task in the index (its transcript, no second row)."""
     client, _ = hub
