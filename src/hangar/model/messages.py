@@ -125,9 +125,20 @@ class Usage(msgspec.Struct, rename="camel", omit_defaults=True):
 
 
 class Attachment(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A file that came with a user message.
+
+    ``path`` is where the agent's record says the file was; ``attachment_id`` names a file
+    uploaded to the hub (a persisted attachment, served by the hub); ``local_preview_url`` is
+    a ``data:image/…`` URL made on this device only for rendering the transcript (never
+    uploaded or synced), with ``status`` ``ready`` once it exists (RW-218..223).
+    """
+
     name: str
     path: str | None = None
     mime_type: str | None = None
+    attachment_id: str | None = None
+    status: str | None = None
+    local_preview_url: str | None = None
 
 
 class Message(msgspec.Struct, rename="camel", omit_defaults=True):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from hangar.errors import HangarError
@@ -193,4 +193,22 @@ async def upload(
         filename,
         file.content_type or "",
         data,
+    )
+
+
+@router.get(
+    "/attachments/{attachment_id}/content",
+    summary="An uploaded image, for its preview in the transcript (images only)",
+    response_class=Response,
+)
+def attachment_content(attachment_id: Id, ctx: Hub) -> Response:
+    mime, data = ctx.attachments.image(ctx.workspace, ctx.workspace.owner_id, attachment_id)
+    return Response(
+        data,
+        media_type=mime,
+        headers={
+            "Content-Disposition": "inline",
+            "Cache-Control": "private, max-age=3600",
+            "X-Content-Type-Options": "nosniff",
+        },
     )
