@@ -141,6 +141,16 @@ class Attachment(msgspec.Struct, rename="camel", omit_defaults=True):
     local_preview_url: str | None = None
 
 
+class PresentationReference(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A rich-text reference (a skill or plugin tag) inside a user message's ``content``:
+    ``start``/``end`` are UTF-16 offsets (as a browser counts), ``href`` its target
+    (RW-233). Only the position and target: the text stays the agent's own."""
+
+    start: int
+    end: int
+    href: str
+
+
 class Message(msgspec.Struct, rename="camel", omit_defaults=True):
     index: int
     id: str
@@ -152,6 +162,7 @@ class Message(msgspec.Struct, rename="camel", omit_defaults=True):
     content: str = ""
     client_user_message_id: str | None = None
     attachments: list[Attachment] | None = None
+    presentation_references: list[PresentationReference] | None = None
     blocks: list[Block] | None = None
     usage: Usage | None = None
     model: str | None = None

@@ -47,6 +47,9 @@ class DeviceSend(Wire):
     )
     client_user_message_id: Id | None = None
     retry_of: Id | None = None
+    references: Annotated[list[t.MessageReference], msgspec.Meta(max_length=t.MAX_REFERENCES)] = (
+        msgspec.field(default_factory=list)
+    )
 
 
 class DeviceTask(rpc.TaskRef, kw_only=True):
@@ -91,6 +94,7 @@ def send(body: DeviceSendBody, ctx: Hub) -> dict[str, Any]:
         ],
         client_user_message_id=body.client_user_message_id,
         retry_of=body.retry_of,
+        references=body.references,
     )
     return _call(ctx, body.device_id, m.TASKS_SEND.name, request)
 

@@ -21,6 +21,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from hangar.agents.registry import agent
 from hangar.presentation.diffs import file_view
 from hangar.presentation.images import DATA_IMAGE_PREFIXES, attachment_views
+from hangar.presentation.references import tagged_markdown
 from hangar.presentation.tool_view import tool_view
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
@@ -139,6 +140,7 @@ def environment() -> Environment:
     env.globals["file_view"] = file_view
     env.globals["safe_image_src"] = safe_image_src
     env.globals["attachment_views"] = attachment_views
+    env.globals["tagged_markdown"] = lambda m: tagged_markdown(m, render_markdown)
     return env
 
 
