@@ -66,6 +66,10 @@ def image_hub(isolated_home: Path, hangar_home: Path) -> Iterator[ImageHub]:
             str(shots / "broken.png"),
         ),
     )
+    # An image-only request: its title must not be the wrapper naming the path.
+    CodexSession(isolated_home, "0ccc0000-1111-7222-8333-000000000003", "/srv/app").meta().turn(
+        "", "Nothing to say about it.", (MISSING,)
+    )
     chart = base64.b64encode(png(10, 3)).decode()
     ClaudeSession(isolated_home, "55555555-eeee-4eee-8eee-000000000005", "/srv/app").user_blocks(
         [
@@ -118,7 +122,7 @@ def test_codex_local_images_show_as_previews_and_never_as_paths(
 ) -> None:
     """RW-222, RW-220: a readable, real, small local image is shown as a preview; a missing
     one, one over 5 MB, a text file named .png and one the browser cannot decode are shown by
-    file name only, and no local path is anywhere on the page."""
+    file name only, and no local path is anywhere on the page (the sidebar's titles too)."""
     page = image_page
     message = _open(page, image_hub.url, "Look at these screens")
     images = message.locator(".attachment-image img")

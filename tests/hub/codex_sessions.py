@@ -79,7 +79,7 @@ class CodexSession:
         self.turns += 1
         turn_id = f"{self.thread_id[:8]}-turn-{self.turns}"
         self._write("event_msg", {"type": "task_started", "turn_id": turn_id})
-        parts: list[dict[str, Any]] = [{"type": "input_text", "text": text}]
+        parts: list[dict[str, Any]] = [{"type": "input_text", "text": text}] if text else []
         for number, image in enumerate(images, 1):
             where = Path(image)
             data = where.read_bytes() if where.is_file() else png()
@@ -90,7 +90,7 @@ class CodexSession:
                 {"type": "input_text", "text": "</image>"},
             ]
         self._write("response_item", {"type": "message", "role": "user", "content": parts})
-        item = [{"type": "text", "text": text, "text_elements": []}]
+        item = [{"type": "text", "text": text, "text_elements": []}] if text else []
         item += [{"type": "local_image", "path": image} for image in images]
         self._write(
             "event_msg",
