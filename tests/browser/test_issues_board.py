@@ -116,3 +116,16 @@ def test_comment_authors_are_members_by_name(demo_view: Any, demo_tab: DemoTab) 
     authors = page.locator(".comment-head strong").all_inner_texts()
     assert authors and set(authors) <= names
     assert not set(authors) & ids
+
+
+def test_issue_authors_are_members_by_name(demo_view: Any, demo_tab: DemoTab) -> None:
+    """The list and the issue page show who opened an issue by the member's name, never an id."""
+    page = demo_view
+    members = page.evaluate("async () => (await (await fetch('/api/members')).json())")
+    owner = next(m for m in members["members"] if m["role"] == "owner")
+    page.goto(demo_tab.url + "/issues")
+    row = page.locator("tr[data-issue-key]", has_text="cart_total").first
+    expect(row.locator(".issue-author")).to_have_text(f"by {owner['name']}")
+    row.locator("a.issue-title").click()
+    expect(page.locator("#issue-author")).to_contain_text(owner["name"])
+    assert owner["id"] not in page.locator("#issue-author").inner_text()

@@ -66,6 +66,11 @@ class ClaudeSession:
         self._append("user", {"role": "user", "content": text})
         return self
 
+    def user_blocks(self, content: list[dict[str, Any]]) -> ClaudeSession:
+        """A user message of typed content blocks (text, image …), as Claude writes them."""
+        self._append("user", {"role": "user", "content": content})
+        return self
+
     def assistant(self, text: str) -> ClaudeSession:
         self._append(
             "assistant",

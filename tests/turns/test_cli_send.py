@@ -82,3 +82,36 @@ def test_tasks_send_streams_the_reply_with_an_image(
     assert "I see the screenshot you sent." in rollout.read_text()
     code, out, err = hangar_cli(agent_sandbox, hangar_home, "tasks", "send", run.session_id, "hi")
     assert code == 2 and "--model" in err
+
+
+def test_a_sent_image_reads_back_as_one_request_with_its_file_and_preview(
+    agent_sandbox: AgentSandbox, hangar_home: Path, tmp_path: Path
+) -> None:
+    """RW-221, RW-222, RW-227, RW-228: Codex records an image turn twice (a response item with
+    ``<image path=…>`` wrappers around the inline image, and a UserMessage item with a
+    ``local_image``); read back, it is one request with the visible text, the file's name and
+    path, and a checked data-URL preview of the readable file."""
+    run = agent_sandbox.run_agent("codex", "hello", "say hello")
+    assert run.returncode == 0, run.stderr
+    agent_sandbox.offer_codex_model()
+    assert run.session_id
+    image = tmp_path / "screen.png"
+    image.write_bytes(png())
+    play(agent_sandbox, {"text": "A grey square."})
+    send = ("tasks", "send", run.session_id, "What is on it?", "--model", "fake-model")
+    code, out, err = hangar_cli(agent_sandbox, hangar_home, *send, "--image", str(image))
+    assert code == 0, err
+    code, out, err = hangar_cli(agent_sandbox, hangar_home, "tasks", "show", run.session_id)
+    assert code == 0, err
+    assert out.count("What is on it?") == 1 and "<image" not in out
+    assert f"📎 screen.png  {image}" in out
+    code, out, err = hangar_cli(
+        agent_sandbox, hangar_home, "tasks", "show", run.session_id, "--json"
+    )
+    assert code == 0, err
+    users = [m for m in json.loads(out)["messages"] if m["role"] == "user"]
+    assert [m["content"] for m in users] == ["say hello", "What is on it?"]
+    (attachment,) = users[-1]["attachments"]
+    assert attachment["name"] == "screen.png" and attachment["path"] == str(image)
+    assert attachment["status"] == "ready"
+    assert attachment["localPreviewUrl"].startswith("data:image/png;base64,")

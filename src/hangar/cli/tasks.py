@@ -265,5 +265,12 @@ def show_command(task: str, limit: int, before: str | None, as_json: bool) -> No
                 click.echo(_block_line(block))
         if message.get("content"):
             click.echo(message["content"])
+        for attachment in message.get("attachments") or []:
+            # RW-221: which files the request named, after any refresh (on this device the
+            # local path is the user's own, so the terminal shows it).
+            where = attachment.get("path")
+            click.echo(
+                f"📎 {attachment.get('name') or 'attachment'}" + (f"  {where}" if where else "")
+            )
         if message.get("error"):
             click.echo(f"✗ error: {message['error']}")

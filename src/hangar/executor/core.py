@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from hangar.executor.cleanup import ManagedRoots
     from hangar.executor.controls import ControlBatch
     from hangar.executor.delete_worker import DeleteWorker
+    from hangar.executor.presentations import Presentations
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
     from hangar.executor.terminals import TerminalService
@@ -194,6 +195,13 @@ class ExecutorCore:
         from hangar.executor.turn_inputs import TurnInputs
 
         return TurnInputs(self.settings.paths.turn_inputs_dir, self.fetch_attachment)
+
+    @cached_property
+    def presentations(self) -> Presentations:
+        """Skill and plugin tags of messages sent through this executor (RW-231)."""
+        from hangar.executor.presentations import Presentations
+
+        return Presentations(self.db)
 
     def _turn_ended(self, local_task_id: str) -> None:
         # The agent wrote to its transcript: pages re-read it (the watcher may be slower).

@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 from hangar.executor.core import ExecutorCore
+from hangar.executor.image_previews import with_previews
+from hangar.executor.presentations import with_references
 from hangar.executor.projects import registered_projects
 from hangar.executor.rpc import Handler
 from hangar.protocol import methods as m
@@ -37,8 +39,12 @@ def transcript(executor: ExecutorCore, request: TranscriptRequest) -> Transcript
         before_cursor=request.before_cursor,
         refresh=request.refresh,
     )
+    messages = with_previews(
+        page.messages, executor.settings.paths.turn_inputs_dir, request.local_task_id
+    )
+    messages = with_references(messages, executor.presentations.for_task(request.local_task_id))
     return TranscriptPage(
-        messages=page.messages,
+        messages=messages,
         total_messages=page.total_messages,
         has_more=page.has_more,
         before_cursor=page.before_cursor,

@@ -74,6 +74,13 @@ def send(executor: ExecutorCore, request: SendRequest) -> TurnAccepted:
         request.client_user_message_id,
         request.retry_of,
     )
+    # RW-231: the tags only (never the text), by the sender's id and the turn it started.
+    executor.presentations.record(
+        request.local_task_id,
+        request.client_user_message_id,
+        turn.subtask_id,
+        request.references,
+    )
     return TurnAccepted(
         local_task_id=turn.local_task_id, task_id=turn.task_id, subtask_id=turn.subtask_id or ""
     )

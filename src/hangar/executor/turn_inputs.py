@@ -18,29 +18,14 @@ from pathlib import Path
 
 from hangar.agents.turns import InputFile
 from hangar.errors import UsageError
+from hangar.image_types import sniff_image
 from hangar.private_files import create_private_file, make_private_dir
 from hangar.protocol.turns import TurnAttachment
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
-    "image/png": (b"\x89PNG\r\n\x1a\n",),
-    "image/jpeg": (b"\xff\xd8\xff",),
-    "image/gif": (b"GIF87a", b"GIF89a"),
-    "image/webp": (b"RIFF",),
-}
 AttachmentFetcher = Callable[[str], bytes]
 """Returns the bytes of an uploaded attachment by id (raises when it is unknown)."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
-
-
-def sniff_image(head: bytes) -> str | None:
-    """The image type the bytes actually are, or ``None``."""
-    for mime, magics in IMAGE_MAGIC.items():
-        if any(head.startswith(m) for m in magics):
-            if mime == "image/webp" and head[8:12] != b"WEBP":
-                continue
-            return mime
-    return None
 
 
 def check_content(name: str, mime_type: str, head: bytes) -> str:

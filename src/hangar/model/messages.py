@@ -125,9 +125,30 @@ class Usage(msgspec.Struct, rename="camel", omit_defaults=True):
 
 
 class Attachment(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A file that came with a user message.
+
+    ``path`` is where the agent's record says the file was; ``attachment_id`` names a file
+    uploaded to the hub (a persisted attachment, served by the hub); ``local_preview_url`` is
+    a ``data:image/…`` URL made on this device only for rendering the transcript (never
+    uploaded or synced), with ``status`` ``ready`` once it exists (RW-218..223).
+    """
+
     name: str
     path: str | None = None
     mime_type: str | None = None
+    attachment_id: str | None = None
+    status: str | None = None
+    local_preview_url: str | None = None
+
+
+class PresentationReference(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A rich-text reference (a skill or plugin tag) inside a user message's ``content``:
+    ``start``/``end`` are UTF-16 offsets (as a browser counts), ``href`` its target
+    (RW-233). Only the position and target: the text stays the agent's own."""
+
+    start: int
+    end: int
+    href: str
 
 
 class Message(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -141,6 +162,7 @@ class Message(msgspec.Struct, rename="camel", omit_defaults=True):
     content: str = ""
     client_user_message_id: str | None = None
     attachments: list[Attachment] | None = None
+    presentation_references: list[PresentationReference] | None = None
     blocks: list[Block] | None = None
     usage: Usage | None = None
     model: str | None = None

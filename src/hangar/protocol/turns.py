@@ -49,6 +49,17 @@ class TurnAttachment(Wire):
     local_path: Annotated[str, msgspec.Meta(max_length=4096)] | None = None
 
 
+MAX_REFERENCES = 32
+
+
+class MessageReference(Wire):
+    """A rich-text reference the user put in a message (a skill or plugin tag): the token as
+    it appears in the text and its target. Kept by ``clientUserMessageId`` (RW-231)."""
+
+    token: Annotated[str, msgspec.Meta(min_length=2, max_length=200)]
+    href: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+
+
 class SendRequest(TaskRef):
     text: Text = ""
     model: ModelSelection | None = None
@@ -58,6 +69,10 @@ class SendRequest(TaskRef):
     client_user_message_id: Id | None = None
     retry_of: Id | None = None
     """The ``subtaskId`` of a failed turn: send that turn's own input again (RW-116)."""
+    references: Annotated[list[MessageReference], msgspec.Meta(max_length=MAX_REFERENCES)] = (
+        msgspec.field(default_factory=list)
+    )
+    """Skill and plugin tags in ``text``; kept only with a ``clientUserMessageId`` (RW-234)."""
 
 
 class TurnAccepted(Wire, omit_defaults=False):

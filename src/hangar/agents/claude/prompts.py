@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from hangar.agents.claude.records import ContentBlock, normalize_blocks
+from hangar.image_types import preview_from_base64
 from hangar.model import Attachment
 
 _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
@@ -59,7 +60,18 @@ def user_content(content: Any) -> tuple[str | None, list[Attachment], list[Conte
                 texts.append(shown)
         elif kind == "image":
             source = block.source if isinstance(block.source, dict) else {}
-            attachments.append(Attachment(name="image", mime_type=source.get("media_type")))
+            # The image's bytes are in the record itself: a checked, bounded preview.
+            preview = (
+                preview_from_base64(source.get("data")) if source.get("type") == "base64" else None
+            )
+            attachments.append(
+                Attachment(
+                    name="image",
+                    mime_type=source.get("media_type"),
+                    status="ready" if preview else None,
+                    local_preview_url=preview,
+                )
+            )
     if results:
         return None, [], results
     return ("\n\n".join(texts) or None), attachments, results

@@ -32,6 +32,11 @@ _APP_CONTEXT = re.compile(r"^\s*<application_context>.*?</application_context>\s
 _FILES_HEADER = "# Files mentioned by the user:"
 _REQUEST_HEADER = "## My request for Codex:"
 _FILE_ENTRY = re.compile(r"^##\s+(?P<name>[^:\n]+):\s*(?P<path>\S.*?)\s*$", re.M)
+# Codex 0.171 wraps each local image of a request in two input_text parts around its
+# input_image: ``<image name=[Image #1] path="/abs/shot.png">`` … ``</image>``.
+_IMAGE_OPEN = re.compile(r'^\s*<image\b(?P<attrs>(?:[^>"]|"[^"]*")*)>\s*$')
+_IMAGE_PATH = re.compile(r'\bpath="(?P<path>[^"]*)"')
+_IMAGE_CLOSE = re.compile(r"^\s*</image>\s*$")
 
 
 @dataclass
@@ -68,6 +73,23 @@ def visible_request(text: str) -> VisibleRequest | None:
     if not text and not attachments:
         return None
     return VisibleRequest(text, attachments)
+
+
+def image_wrapper(text: str) -> tuple[bool, str | None]:
+    """``(is_wrapper, path)`` for an ``input_text`` part: Codex's opening ``<image …>`` tag of
+    a local image (with its path when it names one) or its closing ``</image>``."""
+    if _IMAGE_CLOSE.match(text):
+        return True, None
+    match = _IMAGE_OPEN.match(text)
+    if match is None:
+        return False, None
+    path = _IMAGE_PATH.search(match.group("attrs"))
+    return True, (path.group("path") or None) if path else None
+
+
+def image_attachment(path: str) -> Attachment:
+    """The attachment of a local image the record names by path (named by its file name)."""
+    return Attachment(name=path.replace("\\", "/").rsplit("/", 1)[-1] or "image", path=path)
 
 
 def signature(text: str) -> str:

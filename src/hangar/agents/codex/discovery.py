@@ -15,7 +15,7 @@ import msgspec
 
 from hangar.agents.base import SessionSource
 from hangar.agents.codex import records as r
-from hangar.agents.codex.context import visible_request
+from hangar.agents.codex.context import image_wrapper, visible_request
 from hangar.agents.peek import head_lines, tail_lines
 from hangar.agents.text import content_text
 from hangar.agents.timestamps import iso_from_seconds
@@ -132,8 +132,15 @@ def _first_request(envelope: r.Envelope) -> str | None:
         item = r.RESPONSE_ITEM.decode(envelope.payload)
         if item.role != "user" or item.type not in ("message", ""):
             return None
-        text = content_text(item.content)
+        parts = item.content if isinstance(item.content, list) else [item.content]
+        # An image-only request has only Codex's <image path=…> wrapper as text: no title.
+        text = content_text([p for p in parts if not _is_image_wrapper(p)])
     visible = visible_request(text) if isinstance(text, str) else None
     if visible is None or not visible.text:
         return None
     return visible.text.splitlines()[0][:120]
+
+
+def _is_image_wrapper(part: object) -> bool:
+    text = part.get("text") if isinstance(part, dict) else part
+    return isinstance(text, str) and image_wrapper(text)[0]

@@ -19,7 +19,7 @@ from hangar.agents.base import Carry, SessionSummary
 from hangar.agents.checklist_rules import ChecklistLedger
 from hangar.agents.checklists import from_codex_update_plan
 from hangar.agents.codex import records as r
-from hangar.agents.codex.context import visible_request
+from hangar.agents.codex.context import image_attachment, image_wrapper, visible_request
 from hangar.agents.codex.subagents import ChildLoader, referenced_threads
 from hangar.agents.codex.tools import (
     changes_from_event,
@@ -35,6 +35,7 @@ from hangar.agents.json_fields import raw_value, text_or_none
 from hangar.agents.projection import TurnProjector
 from hangar.agents.text import content_text
 from hangar.agents.tool_kinds import tool_kind
+from hangar.image_types import preview_from_data_url
 from hangar.model import (
     Attachment,
     CompactionBlock,
@@ -239,19 +240,22 @@ class CodexProjector(TurnProjector):
         texts: list[str] = []
         attachments: list[Attachment] = []
         parts = content if isinstance(content, list) else [content]
+        wrapped = False  # inside Codex's <image path=…> … </image> wrapper of a local image
         for part in parts:
             text = part if isinstance(part, str) else None
             if isinstance(part, dict):
                 kind = part.get("type")
                 if kind in ("input_text", "text", "output_text"):
                     text = part.get("text") if isinstance(part.get("text"), str) else None
-                elif kind in ("input_image", "image", "localImage", "local_image"):
-                    path = part.get("path") or part.get("image_url") or part.get("url")
-                    is_data = isinstance(path, str) and path.startswith("data:")
-                    attachments.append(
-                        Attachment(name="image", path=None if is_data else str(path))
-                    )
+                elif kind in ("input_image", "image", "localImage", "local_image") and not wrapped:
+                    attachments.append(image_part(part))  # (a wrapped one is its wrapper's)
             if text is None:
+                continue
+            is_wrapper, path = image_wrapper(text)
+            if is_wrapper:
+                wrapped = not text.lstrip().startswith("</")
+                if path:
+                    attachments.append(image_attachment(path))
                 continue
             visible = visible_request(text)
             if visible is not None:
@@ -267,12 +271,12 @@ class CodexProjector(TurnProjector):
         visible = visible_request(message)
         text = visible.text if visible else ""
         attachments = list(visible.attachments) if visible else []
-        for key in (event.local_images, event.images):
+        # RW-221: the local paths the request named stay on the message (and ``images``
+        # holds inline data: URLs, kept as checked previews).
+        for key in (event.local_images, event.local_images_camel, event.images):
             for path in key if isinstance(key, list) else []:
                 if isinstance(path, str):
-                    is_data = path.startswith("data:")
-                    name = "image" if is_data else path.rsplit("/", 1)[-1]
-                    attachments.append(Attachment(name=name, path=None if is_data else path))
+                    attachments.append(image_part({"image_url": path}))
         if text or attachments:
             client_id = text_or_none(event.client_user_message_id)
             entry = UserEntry(text, attachments, client_id, True, self._ts)
@@ -660,3 +664,21 @@ def read_child(path: Path) -> list[Message]:
             if line.endswith(b"\n") and line.strip():
                 projector.feed(tolerant_line(line[:-1]))
     return projector.take().messages
+
+
+def image_part(part: dict[str, Any]) -> Attachment:
+    """The attachment of one image part: a local path (``local_image``/``localImage``), or an
+    inline ``data:`` URL kept as a checked preview; a remote URL is never fetched or shown."""
+    where = part.get("path") or part.get("image_url") or part.get("url")
+    if isinstance(where, dict):  # the {url: …} shape of some writers
+        where = where.get("url")
+    if not isinstance(where, str) or not where:
+        return Attachment(name="image")
+    if where.startswith("data:"):
+        preview = preview_from_data_url(where)
+        return Attachment(
+            name="image", status="ready" if preview else None, local_preview_url=preview
+        )
+    if "://" in where:
+        return Attachment(name="image")
+    return image_attachment(where)

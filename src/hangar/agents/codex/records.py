@@ -94,6 +94,7 @@ class EventMsg(msgspec.Struct):
     message: Any = None
     images: Any = None
     local_images: Any = None
+    local_images_camel: Any = msgspec.field(default=None, name="localImages")
     client_user_message_id: Any = None
     phase: Any = None
     text: Any = None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from hangar.errors import HangarError
@@ -47,6 +47,9 @@ class DeviceSend(Wire):
     )
     client_user_message_id: Id | None = None
     retry_of: Id | None = None
+    references: Annotated[list[t.MessageReference], msgspec.Meta(max_length=t.MAX_REFERENCES)] = (
+        msgspec.field(default_factory=list)
+    )
 
 
 class DeviceTask(rpc.TaskRef, kw_only=True):
@@ -91,6 +94,7 @@ def send(body: DeviceSendBody, ctx: Hub) -> dict[str, Any]:
         ],
         client_user_message_id=body.client_user_message_id,
         retry_of=body.retry_of,
+        references=body.references,
     )
     return _call(ctx, body.device_id, m.TASKS_SEND.name, request)
 
@@ -193,4 +197,22 @@ async def upload(
         filename,
         file.content_type or "",
         data,
+    )
+
+
+@router.get(
+    "/attachments/{attachment_id}/content",
+    summary="An uploaded image, for its preview in the transcript (images only)",
+    response_class=Response,
+)
+def attachment_content(attachment_id: Id, ctx: Hub) -> Response:
+    mime, data = ctx.attachments.image(ctx.workspace, ctx.workspace.owner_id, attachment_id)
+    return Response(
+        data,
+        media_type=mime,
+        headers={
+            "Content-Disposition": "inline",
+            "Cache-Control": "private, max-age=3600",
+            "X-Content-Type-Options": "nosniff",
+        },
     )

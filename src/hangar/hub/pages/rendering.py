@@ -20,12 +20,11 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from hangar.agents.registry import agent
 from hangar.presentation.diffs import file_view
+from hangar.presentation.images import DATA_IMAGE_PREFIXES, attachment_views
+from hangar.presentation.references import tagged_markdown
 from hangar.presentation.tool_view import tool_view
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
-DATA_IMAGE_PREFIXES = tuple(
-    f"data:image/{kind};base64," for kind in ("png", "jpeg", "jpg", "gif", "webp")
-)
 
 
 @cache
@@ -140,6 +139,8 @@ def environment() -> Environment:
     env.globals["tool_view"] = tool_view
     env.globals["file_view"] = file_view
     env.globals["safe_image_src"] = safe_image_src
+    env.globals["attachment_views"] = attachment_views
+    env.globals["tagged_markdown"] = lambda m: tagged_markdown(m, render_markdown)
     return env
 
 

@@ -25,6 +25,7 @@ from hangar.errors import HangarError, NotFoundError, UsageError
 from hangar.hub.store.schema import attachments
 from hangar.hub.store.workspaces import Workspace, iso
 from hangar.hub.store.writes import transaction
+from hangar.image_types import sniff_image
 from hangar.private_files import make_private_dir
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -166,3 +167,26 @@ class AttachmentStore:
             return (self.root / attachment_id).read_bytes()
         except FileNotFoundError:
             raise NotFoundError(kind="attachment", key=attachment_id) from None
+
+    def image(self, workspace: Workspace, owner_id: str, attachment_id: str) -> tuple[str, bytes]:
+        """``(mime, bytes)`` of an uploaded image of this owner, for a transcript preview.
+
+        Only images of the same workspace and owner are served (anything else is "not
+        found", so ids of other users' files reveal nothing); the type is the one checked at
+        upload, sniffed again so a file changed on disk is never served as an image."""
+        missing = NotFoundError(kind="attachment", key=attachment_id)
+        if not attachment_id.isalnum():
+            raise missing
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(attachments).where(
+                    attachments.c.id == attachment_id,
+                    attachments.c.workspace_id == workspace.id,
+                )
+            ).one_or_none()
+        if row is None or row.owner_id != owner_id or row.mime_type not in IMAGE_TYPES:
+            raise missing
+        data = self.read(attachment_id)
+        if sniff_image(data[:16]) != row.mime_type:
+            raise missing
+        return row.mime_type, data

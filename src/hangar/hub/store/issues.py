@@ -101,8 +101,14 @@ def create_issue(engine: Engine, workspace: Workspace, fields: Mapping[str, Any]
     return get_issue(engine, workspace, f"{workspace.key_prefix}-{number}")
 
 
-def insert_issue(conn: Connection, workspace: Workspace, fields: Mapping[str, Any]) -> int:
-    """Create an issue inside the caller's transaction ``conn``; returns its number (the
+def insert_issue(
+    conn: Connection,
+    workspace: Workspace,
+    fields: Mapping[str, Any],
+    author_id: str | None = None,
+) -> int:
+    """Create an issue inside the caller's transaction ``conn``, opened by ``author_id``
+    (default: the workspace owner, the member the hub authenticates); returns its number (the
     caller reads it back with :func:`get_issue` after committing)."""
     title = str(fields.get("title") or "").strip()
     if not title:
@@ -126,6 +132,7 @@ def insert_issue(conn: Connection, workspace: Workspace, fields: Mapping[str, An
         "due_date": due,
         "created_at": now,
         "updated_at": now,
+        "author_id": author_id or workspace.owner_id,
     }
     values.update(_references(conn, workspace, fields))
     conn.execute(sa.insert(schema.issues).values(**values))
@@ -210,16 +217,18 @@ def update_issue(
 def _select_issues(workspace: Workspace) -> sa.Select[Any]:
     issues, parent = schema.issues, schema.issues.alias("parent")
     source = schema.discussions  # the discussion an issue was created from, if any
+    author = schema.members.alias("author")
     return (
         sa.select(
             issues,
             parent.c.number.label("parent_number"),
             source.c.id.label("source_discussion_id"),
+            author.c.name.label("author_name"),
         )
         .select_from(
-            issues.outerjoin(parent, issues.c.parent_id == parent.c.id).outerjoin(
-                source, source.c.issue_id == issues.c.id
-            )
+            issues.outerjoin(parent, issues.c.parent_id == parent.c.id)
+            .outerjoin(source, source.c.issue_id == issues.c.id)
+            .outerjoin(author, issues.c.author_id == author.c.id)
         )
         .where(issues.c.workspace_id == workspace.id)
     )
@@ -253,6 +262,8 @@ def _as_json(workspace: Workspace, row: Any, labels: list[str]) -> dict[str, Any
         "priority": row.priority,
         "projectId": row.project_id,
         "assigneeId": row.assignee_id,
+        "authorId": row.author_id,
+        "authorName": row.author_name,
         "parentKey": f"{prefix}-{row.parent_number}" if row.parent_number else None,
         "labels": labels,
         "startDate": row.start_date.isoformat() if row.start_date else None,

@@ -110,6 +110,10 @@ issues = sa.Table(
     sa.Column("due_date", sa.Date, nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Who opened the issue (migration 0011); shown by the member's name.
+    sa.Column(
+        "author_id", sa.String(36), sa.ForeignKey("members.id", ondelete="SET NULL"), nullable=True
+    ),
     sa.UniqueConstraint("workspace_id", "number", name="uq_issues_workspace_number"),
 )
 

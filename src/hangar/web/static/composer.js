@@ -149,6 +149,18 @@
     if (!effort.hidden && effort.value) chosen.options = { effort: effort.value };
     return chosen;
   }
+  // Skill and plugin tags in a message (`$skill`, `$plugin:skill`, `@Plugin`): sent as
+  // references beside the text, so a reopened task still shows them as tags (RW-231).
+  const REFERENCE = /(?<![\w$@])(\$[a-z][a-z0-9_-]*(?::[a-z0-9][a-z0-9_.-]*)?|@[A-Z][A-Za-z0-9_-]*)(?![\w/.-]*[\w/])/g;
+  function referencesIn(text) {
+    const found = [];
+    for (const match of (text || "").matchAll(REFERENCE)) {
+      const token = match[1];
+      found.push({ token, href: (token[0] === "$" ? "skill:" : "plugin:") + token.slice(1) });
+      if (found.length >= 32) break;
+    }
+    return found;
+  }
   async function send(text, files, retryOf) {
     const st = here(), key = currentKey, where = address();
     const model = selection();
@@ -158,7 +170,8 @@
     st.live = live;
     renderLive();
     const body = { deviceId: where.deviceId, localTaskId: where.localTaskId, text: retryOf ? "" : text, model,
-      attachmentIds: (files || []).map((f) => f.attachmentId), clientUserMessageId: live.clientUserMessageId };
+      attachmentIds: (files || []).map((f) => f.attachmentId), clientUserMessageId: live.clientUserMessageId,
+      references: retryOf ? [] : referencesIn(text) };
     if (retryOf) body.retryOf = retryOf;
     try {
       const accepted = await hangar.api("/api/runtime-work/send", body);

@@ -193,6 +193,21 @@
     } catch (err) { hangar.status(err.message); }
   }
 
+  // ---- images of user messages ----------------------------------------------------------
+  // An attachment image that fails to load (an upload since removed, a preview the browser
+  // cannot decode) becomes its file name: never a broken image, never a path (RW-220).
+  // `error` does not bubble, so it is caught on the way down.
+  messagesEl.addEventListener("error", (event) => {
+    const img = event.target;
+    if (!(img instanceof HTMLImageElement)) return;
+    const figure = img.closest(".attachment-image");
+    if (!figure) return;
+    const chip = document.createElement("div");
+    chip.className = "attachment";
+    chip.textContent = "📎 " + (img.alt || "image");
+    figure.replaceWith(chip);
+  }, true);
+
   // ---- sidebar --------------------------------------------------------------------------
   function sidebarLink(deviceId, localTaskId) {
     return [...document.querySelectorAll("#sidebar-content a.task")]
