@@ -16,6 +16,7 @@ from hangar.errors import HangarError
 from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.service import Executor
 from hangar.hub.devices.ws_link import WebSocketLink
+from hangar.protocol import copy as cp
 from hangar.protocol import file_changes as fc
 from hangar.protocol import methods as m
 from hangar.protocol import run_log as rl
@@ -186,6 +187,9 @@ def _every_method(remote: Callable[..., Any]) -> None:
     remote(m.INDEX_RUN.name, t.NoArguments())
     remote(m.INDEX_STATUS.name, t.NoArguments(), same=True)
     remote(m.USAGE_SUMMARY.name, u.UsageRequest(by="task"), same=True)
+    turn = page.messages[-1].turn_id
+    copy = cp.CopyTask(local_task_id=first, last_turn_id=turn, new_local_task_id="copy-0123456789")
+    remote(m.TASKS_COPY.name, copy, fails="not_supported")  # Claude: no fork hangar drives
 
     renamed = remote(m.TASKS_RENAME.name, t.RenameRequest(local_task_id=first, title="Lights"))
     assert renamed.title == "Lights"

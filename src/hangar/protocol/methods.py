@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hangar.protocol import copy as cp
 from hangar.protocol import create as cr
 from hangar.protocol import file_changes as fc
 from hangar.protocol import files as fl
@@ -89,6 +90,7 @@ TASKS_CREATE = Method("runtime.tasks.create", cr.CreateTask, cr.TaskCreated)
 AGENTS_MODELS = Method("runtime.agents.models", cr.AgentModelsRequest, cr.AgentModels)
 PROJECTS_LIST = Method("runtime.projects.list", cr.ProjectsRequest, cr.ProjectList)
 PROJECTS_CREATE = Method("runtime.projects.create", cr.CreateProject, cr.ProjectCreated)
+TASKS_COPY = Method("runtime.tasks.copy", cp.CopyTask, cp.TaskCopied)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -143,6 +145,7 @@ METHODS: dict[str, Method] = _methods(
     AGENTS_MODELS,
     PROJECTS_LIST,
     PROJECTS_CREATE,
+    TASKS_COPY,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,
