@@ -21,6 +21,7 @@ from hangar.protocol import file_changes as fc
 from hangar.protocol import methods as m
 from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
+from hangar.protocol import transfer as tr
 from hangar.protocol import turns as tu
 from hangar.protocol import usage as u
 from hangar.protocol import worktrees as w
@@ -190,6 +191,19 @@ def _every_method(remote: Callable[..., Any]) -> None:
     turn = page.messages[-1].turn_id
     copy = cp.CopyTask(local_task_id=first, last_turn_id=turn, new_local_task_id="copy-0123456789")
     remote(m.TASKS_COPY.name, copy, fails="not_supported")  # Claude: no fork hangar drives
+    facts = remote(m.TRANSFER_SOURCE.name, tr.SourceRequest(local_task_id=first), same=True)
+    assert facts.git is False and facts.project_dir == "app"
+    check = tr.CheckTarget(workspace_path="/srv/nowhere", remote_url="file:///x", commits=[])
+    remote(m.TRANSFER_CHECK.name, check, fails="bad_request")  # not a project it reports
+    export = tr.ExportRequest(
+        local_task_id=first, last_turn_id=turn, transfer_id="transfer-0123", base="0" * 40
+    )
+    remote(m.TRANSFER_EXPORT.name, export, fails="not_supported")
+    tampered = tr.ImportRequest(
+        transfer_id="transfer-0123", workspace_path="/srv/app",
+        new_local_task_id="copy-0123456789", data=b"not the package", sha256="0" * 64,
+    )  # fmt: skip
+    remote(m.TRANSFER_IMPORT.name, tampered, fails="bad_package")
 
     renamed = remote(m.TASKS_RENAME.name, t.RenameRequest(local_task_id=first, title="Lights"))
     assert renamed.title == "Lights"

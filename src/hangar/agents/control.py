@@ -151,6 +151,16 @@ class AgentControl:
         turn the source is running."""
         raise self.unsupported("fork")
 
+    def session_files(self, handle: Handle, source_path: Path | None) -> dict[str, Path]:
+        """The files the session stands on (its own and those it refers to), by their path
+        relative to the agent's home: what a fork on another device needs."""
+        raise self.unsupported("fork")
+
+    def import_session_files(self, files: Mapping[str, bytes]) -> list[Handle]:
+        """Place another device's session files (from :meth:`session_files`) where the agent
+        finds them, verbatim; returns the handles of the sessions new here."""
+        raise self.unsupported("fork")
+
     def cancel(self, handle: Handle) -> bool:
         """Interrupt the session's running turn; ``False`` when this control cannot (no turn
         it runs, RW-128)."""

@@ -16,6 +16,7 @@ from hangar.protocol import files as fl
 from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
 from hangar.protocol import terminal as term
+from hangar.protocol import transfer as tr
 from hangar.protocol import turns as u
 from hangar.protocol import usage as g
 from hangar.protocol import worktrees as w
@@ -91,6 +92,10 @@ AGENTS_MODELS = Method("runtime.agents.models", cr.AgentModelsRequest, cr.AgentM
 PROJECTS_LIST = Method("runtime.projects.list", cr.ProjectsRequest, cr.ProjectList)
 PROJECTS_CREATE = Method("runtime.projects.create", cr.CreateProject, cr.ProjectCreated)
 TASKS_COPY = Method("runtime.tasks.copy", cp.CopyTask, cp.TaskCopied)
+TRANSFER_SOURCE = Method("runtime.transfer.source", tr.SourceRequest, tr.SourceInfo)
+TRANSFER_CHECK = Method("runtime.transfer.check", tr.CheckTarget, tr.TargetCheck)
+TRANSFER_EXPORT = Method("runtime.transfer.export", tr.ExportRequest, tr.Package)
+TRANSFER_IMPORT = Method("runtime.transfer.import", tr.ImportRequest, cp.TaskCopied)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -146,6 +151,10 @@ METHODS: dict[str, Method] = _methods(
     PROJECTS_LIST,
     PROJECTS_CREATE,
     TASKS_COPY,
+    TRANSFER_SOURCE,
+    TRANSFER_CHECK,
+    TRANSFER_EXPORT,
+    TRANSFER_IMPORT,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,

@@ -20,6 +20,8 @@ executor stops.
 * ``fork`` → ``thread/fork {threadId, lastTurnId, cwd?, excludeTurns}``: Codex copies the
   history through that completed turn into a new thread (the source, also mid-turn, is left
   alone; Codex refuses a ``lastTurnId`` still in progress).
+* ``session_files``/``import_session_files``: the rollout and its fork ancestors, verbatim, for
+  a copy on another device (:mod:`hangar.agents.codex.transfer`).
 * ``send``/``guidance``/``cancel``/``compact``/``goal``/``models`` → ``turn/start``,
   ``turn/steer``, ``turn/interrupt``, ``thread/compact/start``, ``thread/goal/get``,
   ``model/list``.
@@ -34,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
+from hangar.agents.codex import transfer
 from hangar.agents.codex.app_server import AppServerError, AppServerTimeout, CodexAppServer
 from hangar.agents.codex.live_turns import CodexTurns, CodexUnavailable
 from hangar.agents.codex.resident import ResidentAppServer
@@ -132,6 +135,14 @@ class CodexControl(AgentControl):
             raise AppServerError(method="thread/fork", rpc_message="answered no thread id")
         path = forked.get("path")
         return ForkedSession({"threadId": new_id}, Path(path) if isinstance(path, str) else None)
+
+    def session_files(self, handle: Handle, source_path: Path | None) -> dict[str, Path]:
+        if source_path is None:
+            raise UsageError("this Codex task has no rollout file to copy")
+        return transfer.session_files(self.home.root, source_path)
+
+    def import_session_files(self, files: Mapping[str, bytes]) -> list[Handle]:
+        return [{"threadId": t} for t in transfer.import_files(self.home.root, files)]
 
     def guidance(self, handle: Handle, text: str, client_guidance_id: str) -> GuidanceOutcome:
         return self.turns.steer(self._thread(handle), text, client_guidance_id)
