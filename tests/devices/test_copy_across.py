@@ -215,3 +215,40 @@ def test_a_git_fork_to_another_device_ends_at_the_turn_and_carries_the_changes(
             body = str(asked["body"])
             assert "Second question" in body and "Third question" not in body
             assert transcript(http, copy_address)[-1]["content"] == "Continued on the desk."
+
+
+def test_a_target_with_another_remote_gets_no_git_fork_and_no_silent_copy(
+    agent_sandbox: AgentSandbox, tmp_path: Path
+) -> None:
+    """RW-306, RW-313, RW-317: the target's clone has another remote, so the git conditions
+    fail; with no archive path either, the hub answers 503 ``transfer_unavailable`` naming
+    the reason, and nothing is made on the target (no worktree, no task)."""
+    remote = bare_remote(tmp_path / "git")
+    clone_with_a_session(agent_sandbox, remote, "Look at the shop")
+    other_remote = bare_remote(tmp_path / "other-git")
+    with two_devices(agent_sandbox, tmp_path) as (hub, desk_box, laptop, desk):
+        target_repo = clone_with_a_session(desk_box, other_remote, "Desk looks at the shop")
+        with hub.client(timeout=SLOW) as http:
+            view = http.get("/api/runtime-work").json()
+            tasks = [t for p in view["projects"] for t in p["tasks"]]
+            (source,) = [t for t in tasks if t["deviceId"] == laptop.device.device_id]
+            address = {"deviceId": source["deviceId"], "localTaskId": source["localTaskId"]}
+            (first_turn,) = {m["turnId"] for m in transcript(http, address)}
+            before = len(tasks)
+            answer = http.post(
+                "/api/runtime-work/copy",
+                json={
+                    **address,
+                    "lastTurnId": first_turn,
+                    "newLocalTaskId": uuid.uuid4().hex,
+                    "targetDeviceId": desk.device.device_id,
+                    "targetWorkspacePath": str(target_repo),
+                },
+            )
+            assert answer.status_code == 503, answer.text
+            error = answer.json()["error"]
+            assert error["code"] == "transfer_unavailable"
+            assert str(other_remote) in error["details"]["reason"]
+            assert not (desk.settings.paths.home / "worktrees").exists()
+            after = http.get("/api/runtime-work").json()
+            assert len([t for p in after["projects"] for t in p["tasks"]]) == before
