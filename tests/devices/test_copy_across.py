@@ -92,21 +92,24 @@ def transcript(http: httpx.Client, address: dict[str, str]) -> list[dict[str, An
 
 @contextmanager
 def two_devices(
-    agent_sandbox: AgentSandbox, tmp_path: Path
-) -> Iterator[tuple[ThreadHub, AgentSandbox, Any, Any]]:
+    agent_sandbox: AgentSandbox, tmp_path: Path, hub_env: dict[str, str] | None = None,
+    **laptop: str,
+) -> Iterator[tuple[ThreadHub, AgentSandbox, Any, Any]]:  # fmt: skip
+    """A hub; the laptop (127.0.0.2, ``agent_sandbox``) and the desk (127.0.0.3, a sandbox
+    of its own); ``laptop`` passes ``transfer_host``/``transfer_bind`` to the laptop."""
     with (
         AgentSandbox(tmp_path / "sandbox-desk") as desk_box,
-        hub_thread(tmp_path / "hub") as hub,
+        hub_thread(tmp_path / "hub", **(hub_env or {})) as hub,
         sandbox_device(
             agent_sandbox, tmp_path / "laptop", hub, "127.0.0.2", ("codex",),
-            hub.add_device("laptop"), name="laptop",
-        ) as laptop,
+            hub.add_device("laptop"), name="laptop", **laptop,
+        ) as source_device,
         sandbox_device(
             desk_box, tmp_path / "desk", hub, "127.0.0.3", ("codex",),
             hub.add_device("desk"), name="desk",
         ) as desk,
     ):  # fmt: skip
-        yield hub, desk_box, laptop, desk
+        yield hub, desk_box, source_device, desk
 
 
 def test_a_git_fork_to_another_device_ends_at_the_turn_and_carries_the_changes(
@@ -217,12 +220,12 @@ def test_a_git_fork_to_another_device_ends_at_the_turn_and_carries_the_changes(
             assert transcript(http, copy_address)[-1]["content"] == "Continued on the desk."
 
 
-def test_a_target_with_another_remote_gets_no_git_fork_and_no_silent_copy(
+def test_a_target_with_another_remote_gets_an_archive_copy_not_a_git_fork(
     agent_sandbox: AgentSandbox, tmp_path: Path
 ) -> None:
-    """RW-306, RW-313, RW-317: the target's clone has another remote, so the git conditions
-    fail; with no archive path either, the hub answers 503 ``transfer_unavailable`` naming
-    the reason, and nothing is made on the target (no worktree, no task)."""
+    """RW-306, RW-313: the target's clone has another remote, so the git conditions fail and
+    the copy goes as an archive (the reason named), never as a worktree of the target's
+    repository."""
     remote = bare_remote(tmp_path / "git")
     clone_with_a_session(agent_sandbox, remote, "Look at the shop")
     other_remote = bare_remote(tmp_path / "other-git")
@@ -245,10 +248,9 @@ def test_a_target_with_another_remote_gets_no_git_fork_and_no_silent_copy(
                     "targetWorkspacePath": str(target_repo),
                 },
             )
-            assert answer.status_code == 503, answer.text
-            error = answer.json()["error"]
-            assert error["code"] == "transfer_unavailable"
-            assert str(other_remote) in error["details"]["reason"]
+            assert answer.status_code == 200, answer.text
+            copied = answer.json()
+            assert copied["method"] == "archive" and str(other_remote) in copied["reason"]
             assert not (desk.settings.paths.home / "worktrees").exists()
             after = http.get("/api/runtime-work").json()
-            assert len([t for p in after["projects"] for t in p["tasks"]]) == before
+            assert len([t for p in after["projects"] for t in p["tasks"]]) == before + 1

@@ -6,17 +6,24 @@ from __future__ import annotations
 
 from hangar.executor.core import ExecutorCore
 from hangar.executor.rpc import Handler
+from hangar.executor.transfer.archives import ArchiveTransfer
 from hangar.executor.transfer.service import TaskTransfer
 from hangar.protocol import methods as m
 from hangar.protocol.copy import TaskCopied
 from hangar.protocol.transfer import (
+    ArchiveCopied,
+    ArchiveOffer,
     CheckTarget,
     ExportRequest,
+    FetchRequest,
     ImportRequest,
+    OfferRequest,
     Package,
     SourceInfo,
     SourceRequest,
     TargetCheck,
+    Uploaded,
+    UploadRequest,
 )
 
 
@@ -36,7 +43,22 @@ def import_(executor: ExecutorCore, request: ImportRequest) -> TaskCopied:
     return TaskTransfer(executor).import_(request)
 
 
+def offer(executor: ExecutorCore, request: OfferRequest) -> ArchiveOffer:
+    return ArchiveTransfer(executor).offer(request)
+
+
+def upload(executor: ExecutorCore, request: UploadRequest) -> Uploaded:
+    return ArchiveTransfer(executor).upload(request)
+
+
+def fetch(executor: ExecutorCore, request: FetchRequest) -> ArchiveCopied:
+    return ArchiveTransfer(executor).fetch(request)
+
+
 HANDLERS: dict[str, Handler] = {
+    m.TRANSFER_OFFER.name: offer,
+    m.TRANSFER_UPLOAD.name: upload,
+    m.TRANSFER_FETCH.name: fetch,
     m.TRANSFER_SOURCE.name: source,
     m.TRANSFER_CHECK.name: check,
     m.TRANSFER_EXPORT.name: export,

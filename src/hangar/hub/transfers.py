@@ -1,21 +1,28 @@
-"""Copying a task to another device, driven by the hub (RW-306, RW-313, RW-317, RW-318).
+"""Copying a task to another device, driven by the hub (RW-306, RW-313..318).
 
 :func:`copy_across` asks the source for the task's git facts and the target whether its
 project has the same remote and which of ``HEAD`` and the local commits' base it has. With
 ``HEAD`` there, the patch needs no commits (base = ``HEAD``); with only the base there, the
-local commits travel as a bundle; otherwise — or when either side is not a git workspace —
-the git conditions are not met and the copy would need an archive transfer, which this hub
-cannot make (no direct executor-to-executor path and no object storage): 503
-``transfer_unavailable``, never a silent half copy. Then the source exports the package and
-the target imports it; the package passes through the hub's device links, checked by its
-SHA-256 on the target.
+local commits travel as a bundle (a git fork: the source exports the light package, the
+target imports it; it passes through the hub's device links, checked by its SHA-256).
+
+Otherwise — either side not a git workspace, another remote, neither commit on the target —
+the copy is an archive transfer (:func:`archive_copy`): the source offers the archive on its
+transfer listener to the holder of a fresh token; the target tries only the TCP peer address
+the hub sees on the source's WebSocket and the transfer host the source reported, each
+verified by the token-bearing probe. When neither works, the hub falls back to its object
+storage (presigned URLs: the source uploads, the target downloads); without one it answers
+503 ``transfer_unavailable`` naming what was tried — never a silent unusable path.
 """
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import msgspec
 
 from hangar.errors import HangarError, UsageError
 from hangar.hub.context import HubContext
@@ -36,15 +43,36 @@ class TransferUnavailable(HangarError):
         return {"reason": self.reason}
 
 
-def _archive_needed(reason: str) -> TransferUnavailable:
-    return TransferUnavailable(
-        f"{reason}: the copy needs an archive transfer, and this hub has neither a direct "
-        "executor-to-executor path nor object storage for one",
-        reason=reason,
-    )
+class _ArchiveNeeded(Exception):
+    """The git conditions are not met (``reason``): the copy goes as an archive."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def copy_across(
+    ctx: HubContext,
+    device_id: str,
+    local_task_id: str,
+    last_turn_id: str,
+    new_local_task_id: str,
+    target_device_id: str,
+    target_workspace_path: str,
+) -> dict[str, Any]:
+    try:
+        return _git_fork(
+            ctx, device_id, local_task_id, last_turn_id, new_local_task_id,
+            target_device_id, target_workspace_path,
+        )  # fmt: skip
+    except _ArchiveNeeded as needed:
+        return archive_copy(
+            ctx, device_id, local_task_id, last_turn_id, new_local_task_id,
+            target_device_id, target_workspace_path, needed.reason,
+        )  # fmt: skip
+
+
+def _git_fork(
     ctx: HubContext,
     device_id: str,
     local_task_id: str,
@@ -59,9 +87,9 @@ def copy_across(
         m.TRANSFER_SOURCE.name, tr.SourceRequest(local_task_id=local_task_id)
     )
     if not facts.git or not facts.head or not facts.base:
-        raise _archive_needed("the source task's workspace is not a git repository")
+        raise _ArchiveNeeded("the source task's workspace is not a git repository")
     if not facts.remote_url:
-        raise _archive_needed("the source repository has no remote")
+        raise _ArchiveNeeded("the source repository has no remote")
     check: tr.TargetCheck = target.call(
         m.TRANSFER_CHECK.name,
         tr.CheckTarget(
@@ -71,9 +99,9 @@ def copy_across(
         ),
     )
     if not check.git:
-        raise _archive_needed("the target project is not a git repository")
+        raise _ArchiveNeeded("the target project is not a git repository")
     if not check.same_remote:
-        raise _archive_needed(
+        raise _ArchiveNeeded(
             f"the target's remote {check.remote_url} is not the source's {facts.remote_url}"
         )
     if facts.head in check.reachable:
@@ -81,7 +109,7 @@ def copy_across(
     elif facts.base in check.reachable:
         base = facts.base
     else:
-        raise _archive_needed(f"the target repository has neither {facts.head} nor its base")
+        raise _ArchiveNeeded(f"the target repository has neither {facts.head} nor its base")
     transfer_id = uuid.uuid4().hex
     package: tr.Package = source.call(
         m.TRANSFER_EXPORT.name,
@@ -113,3 +141,81 @@ def copy_across(
         "package": {"bytes": len(package.data), "sha256": package.sha256,
                     "members": package.members},
     }  # fmt: skip
+
+
+def archive_copy(
+    ctx: HubContext,
+    device_id: str,
+    local_task_id: str,
+    last_turn_id: str,
+    new_local_task_id: str,
+    target_device_id: str,
+    target_workspace_path: str,
+    why: str,
+) -> dict[str, Any]:
+    """The copy as an archive: direct first, object storage second, else 503."""
+    source = ctx.devices.link(device_id)
+    target = ctx.devices.link(target_device_id)
+    transfer_id, token = uuid.uuid4().hex, secrets.token_urlsafe(32)
+    offer: tr.ArchiveOffer = source.call(
+        m.TRANSFER_OFFER.name,
+        tr.OfferRequest(
+            local_task_id=local_task_id,
+            last_turn_id=last_turn_id,
+            transfer_id=transfer_id,
+            token=token,
+        ),
+    )
+    seen = {s.device_id: s for s in ctx.devices.states()}.get(device_id)
+    hosts = [h for h in (seen.client_ip, seen.transfer_host) if h] if seen else []
+    fetch = tr.FetchRequest(
+        transfer_id=transfer_id,
+        workspace_path=target_workspace_path,
+        new_local_task_id=new_local_task_id,
+        sha256=offer.sha256,
+        size=offer.size,
+        hosts=hosts,
+        port=offer.port,
+        token=token,
+    )
+    try:
+        copied = target.call(m.TRANSFER_FETCH.name, fetch)
+    except HangarError as exc:
+        if exc.code != "direct_unavailable":
+            raise
+        copied = _through_storage(ctx, source, target, fetch, str(exc))
+    return {
+        "deviceId": target_device_id,
+        **to_json(copied),
+        "method": "archive",
+        "reason": why,
+        "transferId": transfer_id,
+        "sourceDeviceId": device_id,
+        "package": {"bytes": offer.size, "sha256": offer.sha256},
+    }
+
+
+def _through_storage(
+    ctx: HubContext, source: Any, target: Any, fetch: tr.FetchRequest, direct: str
+) -> Any:
+    storage = ctx.object_storage
+    if storage is None:
+        raise TransferUnavailable(
+            f"{direct}, and this hub has no object storage configured (transfer_s3_url)",
+            reason=direct,
+        )
+    transfer_id = fetch.transfer_id
+    source.call(
+        m.TRANSFER_UPLOAD.name,
+        tr.UploadRequest(transfer_id=transfer_id, url=storage.presigned("put_object", transfer_id)),
+    )
+    try:
+        return target.call(
+            m.TRANSFER_FETCH.name,
+            msgspec.structs.replace(
+                fetch, hosts=[], token=None,
+                object_url=storage.presigned("get_object", transfer_id),
+            ),
+        )  # fmt: skip
+    finally:
+        storage.delete(transfer_id)

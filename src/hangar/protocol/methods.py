@@ -96,6 +96,9 @@ TRANSFER_SOURCE = Method("runtime.transfer.source", tr.SourceRequest, tr.SourceI
 TRANSFER_CHECK = Method("runtime.transfer.check", tr.CheckTarget, tr.TargetCheck)
 TRANSFER_EXPORT = Method("runtime.transfer.export", tr.ExportRequest, tr.Package)
 TRANSFER_IMPORT = Method("runtime.transfer.import", tr.ImportRequest, cp.TaskCopied)
+TRANSFER_OFFER = Method("runtime.transfer.offer", tr.OfferRequest, tr.ArchiveOffer)
+TRANSFER_UPLOAD = Method("runtime.transfer.upload", tr.UploadRequest, tr.Uploaded)
+TRANSFER_FETCH = Method("runtime.transfer.fetch", tr.FetchRequest, tr.ArchiveCopied)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -155,6 +158,9 @@ METHODS: dict[str, Method] = _methods(
     TRANSFER_CHECK,
     TRANSFER_EXPORT,
     TRANSFER_IMPORT,
+    TRANSFER_OFFER,
+    TRANSFER_UPLOAD,
+    TRANSFER_FETCH,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,

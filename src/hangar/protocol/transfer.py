@@ -89,3 +89,62 @@ class ImportRequest(Wire):
     new_local_task_id: LocalTaskId
     data: bytes
     sha256: Sha256
+
+
+Token = Annotated[str, msgspec.Meta(min_length=32, max_length=128)]
+Host = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
+Url = Annotated[str, msgspec.Meta(min_length=1, max_length=8192)]
+
+
+class OfferRequest(Wire):
+    """Source: write the archive of a non-git task and serve it to the holder of ``token``."""
+
+    local_task_id: Id
+    last_turn_id: Id
+    transfer_id: TransferId
+    token: Token
+
+
+class ArchiveOffer(Wire, omit_defaults=False):
+    transfer_id: str
+    port: int
+    sha256: str
+    size: int
+
+
+class UploadRequest(Wire):
+    """Source: ``PUT`` the offered archive to ``url`` (presigned object storage)."""
+
+    transfer_id: TransferId
+    url: Url
+
+
+class Uploaded(Wire, omit_defaults=False):
+    transfer_id: str
+    size: int
+
+
+class FetchRequest(Wire):
+    """Target: fetch the archive — directly from the first of ``hosts`` that passes the
+    token-bearing probe, else from ``objectUrl`` when given — check it and import the copy."""
+
+    transfer_id: TransferId
+    workspace_path: PathText
+    new_local_task_id: LocalTaskId
+    sha256: Sha256
+    size: Annotated[int, msgspec.Meta(ge=0)]
+    hosts: list[Host] = msgspec.field(default_factory=list)
+    port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 0
+    token: Token | None = None
+    object_url: Url | None = None
+
+
+class ArchiveCopied(Wire, omit_defaults=False):
+    local_task_id: str
+    source_local_task_id: str
+    runtime: str
+    workspace_path: str
+    last_turn_id: str
+    via: str
+    """``direct`` (with ``host``, the address that passed the probe) or ``object_storage``."""
+    host: str | None = None
