@@ -204,6 +204,17 @@ def _every_method(remote: Callable[..., Any]) -> None:
         new_local_task_id="copy-0123456789", data=b"not the package", sha256="0" * 64,
     )  # fmt: skip
     remote(m.TRANSFER_IMPORT.name, tampered, fails="bad_package")
+    offer = tr.OfferRequest(
+        local_task_id=first, last_turn_id=turn, transfer_id="transfer-0123", token="t" * 32
+    )
+    remote(m.TRANSFER_OFFER.name, offer, fails="not_supported")  # Claude: no fork
+    upload = tr.UploadRequest(transfer_id="transfer-0123", url="http://127.0.0.1:9/x")
+    remote(m.TRANSFER_UPLOAD.name, upload, fails="bad_request")  # nothing offered
+    fetch = tr.FetchRequest(
+        transfer_id="transfer-0123", workspace_path="/srv/nowhere",
+        new_local_task_id="copy-0123456789", sha256="0" * 64, size=0,
+    )  # fmt: skip
+    remote(m.TRANSFER_FETCH.name, fetch, fails="bad_request")  # not a project it reports
 
     renamed = remote(m.TASKS_RENAME.name, t.RenameRequest(local_task_id=first, title="Lights"))
     assert renamed.title == "Lights"
