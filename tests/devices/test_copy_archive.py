@@ -168,8 +168,8 @@ def test_without_a_direct_path_or_object_storage_the_hub_answers_503(
     agent_sandbox: AgentSandbox, tmp_path: Path
 ) -> None:
     """RW-317: no direct path (the probe reaches nothing at either candidate) and no object
-    storage configured: 503 ``transfer_unavailable`` naming both candidates tried, and no
-    task on the desk."""
+    storage configured: 503 ``transfer_unavailable`` naming both candidates tried, no task on
+    the desk, and nothing of the transfer left on either device."""
     from .kit import sse
 
     plain_project(agent_sandbox, "shop", "Look at the shop", files=True)
@@ -192,3 +192,6 @@ def test_without_a_direct_path_or_object_storage_the_hub_answers_503(
             if t["deviceId"] == desk.device.device_id
         ]  # fmt: skip
         assert len(desk_tasks) == 1  # only its own session
+        # Cleanly failed: neither device keeps a package or a half-made copy.
+        assert not list((laptop.settings.paths.home / "transfers").glob("*/*"))
+        assert not list((desk.settings.paths.home / "transfers").glob("*"))

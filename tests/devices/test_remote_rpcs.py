@@ -215,6 +215,8 @@ def _every_method(remote: Callable[..., Any]) -> None:
         new_local_task_id="copy-0123456789", sha256="0" * 64, size=0,
     )  # fmt: skip
     remote(m.TRANSFER_FETCH.name, fetch, fails="bad_request")  # not a project it reports
+    withdrawn = remote(m.TRANSFER_WITHDRAW.name, tr.WithdrawRequest(transfer_id="transfer-0123"))
+    assert withdrawn.transfer_id == "transfer-0123"
 
     renamed = remote(m.TASKS_RENAME.name, t.RenameRequest(local_task_id=first, title="Lights"))
     assert renamed.title == "Lights"

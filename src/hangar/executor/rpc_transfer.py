@@ -24,6 +24,8 @@ from hangar.protocol.transfer import (
     TargetCheck,
     Uploaded,
     UploadRequest,
+    Withdrawn,
+    WithdrawRequest,
 )
 
 
@@ -55,7 +57,13 @@ def fetch(executor: ExecutorCore, request: FetchRequest) -> ArchiveCopied:
     return ArchiveTransfer(executor).fetch(request)
 
 
+def withdraw(executor: ExecutorCore, request: WithdrawRequest) -> Withdrawn:
+    ArchiveTransfer(executor).finish(request.transfer_id)
+    return Withdrawn(transfer_id=request.transfer_id)
+
+
 HANDLERS: dict[str, Handler] = {
+    m.TRANSFER_WITHDRAW.name: withdraw,
     m.TRANSFER_OFFER.name: offer,
     m.TRANSFER_UPLOAD.name: upload,
     m.TRANSFER_FETCH.name: fetch,

@@ -66,6 +66,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.TRANSFER_OFFER.name,
         m.TRANSFER_UPLOAD.name,
         m.TRANSFER_FETCH.name,
+        m.TRANSFER_WITHDRAW.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
     "hangar.executor.rpc_run_log": (m.TASKS_RUN_MESSAGES.name,),

@@ -17,6 +17,7 @@ storage (presigned URLs: the source uploads, the target downloads); without one 
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -179,11 +180,15 @@ def archive_copy(
         token=token,
     )
     try:
-        copied = target.call(m.TRANSFER_FETCH.name, fetch)
-    except HangarError as exc:
-        if exc.code != "direct_unavailable":
-            raise
-        copied = _through_storage(ctx, source, target, fetch, str(exc))
+        try:
+            copied = target.call(m.TRANSFER_FETCH.name, fetch)
+        except HangarError as exc:
+            if exc.code != "direct_unavailable":
+                raise
+            copied = _through_storage(ctx, source, target, fetch, str(exc))
+    finally:  # served or given up: the source keeps nothing of it
+        with contextlib.suppress(HangarError):
+            source.call(m.TRANSFER_WITHDRAW.name, tr.WithdrawRequest(transfer_id=transfer_id))
     return {
         "deviceId": target_device_id,
         **to_json(copied),

@@ -99,6 +99,7 @@ TRANSFER_IMPORT = Method("runtime.transfer.import", tr.ImportRequest, cp.TaskCop
 TRANSFER_OFFER = Method("runtime.transfer.offer", tr.OfferRequest, tr.ArchiveOffer)
 TRANSFER_UPLOAD = Method("runtime.transfer.upload", tr.UploadRequest, tr.Uploaded)
 TRANSFER_FETCH = Method("runtime.transfer.fetch", tr.FetchRequest, tr.ArchiveCopied)
+TRANSFER_WITHDRAW = Method("runtime.transfer.withdraw", tr.WithdrawRequest, tr.Withdrawn)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -161,6 +162,7 @@ METHODS: dict[str, Method] = _methods(
     TRANSFER_OFFER,
     TRANSFER_UPLOAD,
     TRANSFER_FETCH,
+    TRANSFER_WITHDRAW,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,

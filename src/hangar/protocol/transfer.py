@@ -148,3 +148,13 @@ class ArchiveCopied(Wire, omit_defaults=False):
     via: str
     """``direct`` (with ``host``, the address that passed the probe) or ``object_storage``."""
     host: str | None = None
+
+
+class WithdrawRequest(Wire):
+    """Source: stop offering the transfer and remove its archive (the hub gave up on it)."""
+
+    transfer_id: TransferId
+
+
+class Withdrawn(Wire, omit_defaults=False):
+    transfer_id: str

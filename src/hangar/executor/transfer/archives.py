@@ -102,6 +102,7 @@ class ArchiveTransfer:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / PACKAGE
         host: str | None = None
+        done = False
         try:
             if request.hosts and request.token:
                 try:
@@ -116,9 +117,13 @@ class ArchiveTransfer:
                 if request.object_url is None:
                     raise DirectUnavailable("no direct path and no object storage URL")
                 download(request.object_url, {}, path, request.size)
-            return self._import(request, path, host)
+            copied = self._import(request, path, host)
+            done = True
+            return copied
         finally:
             path.unlink(missing_ok=True)
+            if not done:  # cleanly failed: nothing of this transfer stays on the target
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _import(self, request: FetchRequest, path: Path, host: str | None) -> ArchiveCopied:
         staging = self._folder(request.transfer_id) / "incoming"
