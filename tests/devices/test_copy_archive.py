@@ -141,10 +141,10 @@ def test_without_a_direct_path_the_copy_goes_through_object_storage(
 
     source_project = plain_project(agent_sandbox, "shop", "Look at the shop", files=True)
     hub_env = {
-        "HANGAR_TRANSFER_S3_URL": s3_server,
-        "HANGAR_TRANSFER_S3_BUCKET": "transfers",
-        "HANGAR_TRANSFER_S3_ACCESS_KEY": S3_KEYS["access"],
-        "HANGAR_TRANSFER_S3_SECRET_KEY": S3_KEYS["secret"],
+        "HANGAR_TRANSFER_STORAGE_URL": s3_server,
+        "HANGAR_TRANSFER_STORAGE_BUCKET": "transfers",
+        "HANGAR_TRANSFER_STORAGE_ACCESS_KEY": S3_KEYS["access"],
+        "HANGAR_TRANSFER_STORAGE_SECRET_KEY": S3_KEYS["secret"],
     }
     with two_devices(
         agent_sandbox, tmp_path, hub_env, transfer_host="127.0.0.9", transfer_bind="127.0.0.4"

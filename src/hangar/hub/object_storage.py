@@ -26,16 +26,16 @@ class ObjectStorage:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ObjectStorage | None:
-        """The configured store, or ``None`` (no ``transfer_s3_url``)."""
-        url = str(settings.transfer_s3_url or "")
+        """The configured store, or ``None`` (no ``transfer_storage_url``)."""
+        url = str(settings.transfer_storage_url or "")
         if not url:
             return None
         return cls(
             url=url,
-            bucket=str(settings.transfer_s3_bucket),
-            region=str(settings.transfer_s3_region or "us-east-1"),
-            access_key=str(settings.transfer_s3_access_key),
-            secret_key=str(settings.transfer_s3_secret_key),
+            bucket=str(settings.transfer_storage_bucket),
+            region=str(settings.transfer_storage_region or "us-east-1"),
+            access_key=str(settings.transfer_storage_access_key),
+            secret_key=str(settings.transfer_storage_secret_key),
         )
 
     def _client(self) -> Any:

@@ -206,7 +206,7 @@ def _through_storage(
     storage = ctx.object_storage
     if storage is None:
         raise TransferUnavailable(
-            f"{direct}, and this hub has no object storage configured (transfer_s3_url)",
+            f"{direct}, and this hub has no object storage configured (transfer_storage_url)",
             reason=direct,
         )
     transfer_id = fetch.transfer_id
