@@ -26,6 +26,13 @@ def contents(executor: Executor, task_id: str) -> list[tuple[str, str]]:
     return [(m["role"], m["content"]) for m in page["messages"]]
 
 
+def contents_turn(executor: Executor, task_id: str, position: int) -> str:
+    """The turn id of the ``position``-th reply of the task."""
+    page = executor.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 50})
+    replies = [m for m in page["messages"] if m["role"] == "assistant"]
+    return str(replies[position]["turnId"])
+
+
 def turn(executor: Executor, events: TurnEvents, task_id: str, text: str) -> str:
     subtask = str(send(executor, task_id, text)["subtaskId"])
     events.wait_type("response.completed", subtask)
@@ -43,7 +50,7 @@ def test_a_codex_copy_ends_at_the_chosen_turn_while_the_source_runs_on(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
     """RW-298, RW-299, RW-300: the copy made at the middle turn holds the history through that
-    turn and nothing after it; made again while the source streams a later, slow turn, the
+    turn and nothing after it (and a copy of that copy at its first turn, only that turn); made again while the source streams a later, slow turn, the
     copy ends at the chosen turn and the source's running turn finishes with its whole reply,
     in the source's own rollout."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
@@ -67,6 +74,9 @@ def test_a_codex_copy_ends_at_the_chosen_turn_while_the_source_runs_on(
     }
     assert listed[new_id]["title"].endswith("(copy)")
     assert listed[new_id]["workspacePath"] == listed[task_id]["workspacePath"]
+    # A copy of the copy (a fork of a fork) reads through both parents.
+    again = copy(sandbox_executor, new_id, contents_turn(sandbox_executor, new_id, 0))
+    assert contents(sandbox_executor, again["localTaskId"]) == copy_messages[:2]
 
     # Mid-turn: the source streams a slow fourth turn while the copy is made at the third.
     play(agent_sandbox, {"text": "A slow fourth answer that keeps streaming on.", "delay": 3})

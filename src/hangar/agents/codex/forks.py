@@ -59,11 +59,11 @@ def forked_history(
                 except msgspec.DecodeError:
                     yield line  # the projector counts what it cannot read
                     continue
-                if head.ordinal is not None and head.ordinal >= before:
-                    return
-                if head.type == "session_meta":
+                if head.type == "session_meta":  # numbered after the history it names
                     yield from _grandparent(find, head, before, depth)
                     continue
+                if head.ordinal is not None and head.ordinal >= before:
+                    return
                 yield line
     except OSError:
         return
