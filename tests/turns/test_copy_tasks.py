@@ -50,9 +50,9 @@ def test_a_codex_copy_ends_at_the_chosen_turn_while_the_source_runs_on(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
     """RW-298, RW-299, RW-300: the copy made at the middle turn holds the history through that
-    turn and nothing after it (and a copy of that copy at its first turn, only that turn); made again while the source streams a later, slow turn, the
-    copy ends at the chosen turn and the source's running turn finishes with its whole reply,
-    in the source's own rollout."""
+    turn and nothing after it (a copy of that copy at its first turn: only that turn); made
+    again while the source streams a later, slow turn, the copy ends at the chosen turn and
+    the source's running turn finishes with its whole reply, in the source's own rollout."""
     task_id = codex_task(agent_sandbox, sandbox_executor)
     play(agent_sandbox, {"text": "Second answer."}, {"text": "Third answer."})
     middle = turn(sandbox_executor, turn_events, task_id, "Second question")
