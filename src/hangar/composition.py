@@ -41,6 +41,7 @@ from hangar.hub.executor_link import DeviceLinks, InProcessExecutorLink
 from hangar.hub.http_policy import HostPolicy
 from hangar.hub.notify.service import Notifications
 from hangar.hub.notify.worker import DeliveryWorker
+from hangar.hub.object_storage import ObjectStorage
 from hangar.hub.server import HubServer, Worker, is_loopback
 from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.database import open_hub_database
@@ -181,6 +182,7 @@ class LocalHangar:
         )
         ctx = app.state.hub
         assert isinstance(ctx, HubContext)
+        ctx.object_storage = ObjectStorage.from_settings(settings)
         # Terminal output reaches this hub's sockets; every other event goes where it went
         # before (the SSE bus, through the turn relay attached at open).
         self.executor.attach_events(

@@ -103,6 +103,25 @@ SETTINGS: tuple[Setting, ...] = (
         "the device's address in the hub); empty: the hub shows the client IP it sees.",
     ),
     Setting(
+        "transfer_bind",
+        str,
+        lambda: "",
+        "Address the executor's transfer listener binds to for a direct copy to another "
+        "device; empty: the transfer host, else 127.0.0.1.",
+    ),
+    Setting(
+        "transfer_storage_url",
+        str,
+        lambda: "",
+        "S3-compatible endpoint the hub uses as the fallback of a direct archive transfer "
+        "(`https://s3.example`); empty: no object storage (a copy without a direct path is "
+        "answered 503).",
+    ),
+    Setting("transfer_storage_bucket", str, lambda: "", "Bucket of the transfer object storage."),
+    Setting("transfer_storage_region", str, lambda: "us-east-1", "Region of that storage."),
+    Setting("transfer_storage_access_key", str, lambda: "", "Access key id of that storage."),
+    Setting("transfer_storage_secret_key", str, lambda: "", "Secret access key of that storage."),
+    Setting(
         "device_rpc_timeout_seconds",
         float,
         lambda: 60.0,

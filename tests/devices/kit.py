@@ -360,11 +360,14 @@ def sandbox_device(
     runtimes: tuple[str, ...],
     token: str,
     name: str = "laptop",
+    transfer_host: str | None = None,
+    transfer_bind: str | None = None,
 ) -> Iterator[Any]:
     """An executor in this process with its own ``HANGAR_HOME`` under ``root``, reading the
     agent homes of ``agent_sandbox`` (an :class:`~hangar.testing.agent_runs.AgentSandbox`)
     and starting the pinned CLIs inside that loopback-only sandbox, connected to ``hub`` from
-    ``address`` with ``token``; yields the executor once the hub lists it online."""
+    ``address`` with ``token``; yields the executor once the hub lists it online. Its transfer
+    listener binds to ``transfer_bind`` (default: ``address``); it reports ``transfer_host``."""
     from hangar.agents.registry import open_stores
     from hangar.executor.remote.run import RemoteOptions, build_client
     from hangar.executor.service import Executor
@@ -377,12 +380,14 @@ def sandbox_device(
     }
     stores = dict(open_stores(agent_env))
     executor = Executor.open(
-        device_env(root, HANGAR_DEVICE_NAME=name),
+        device_env(root, HANGAR_DEVICE_NAME=name, HANGAR_TRANSFER_BIND=transfer_bind or address),
         stores={r: stores[r] for r in runtimes},
         launcher=agent_sandbox.launcher(),
     )
     try:
-        options = RemoteOptions(hubs=[hub.url], token=token, source_address=address)
+        options = RemoteOptions(
+            hubs=[hub.url], token=token, source_address=address, transfer_host=transfer_host
+        )
         with client_thread(build_client(executor, options)):
             wait_until(
                 lambda: any(

@@ -16,10 +16,12 @@ from hangar.errors import HangarError
 from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.service import Executor
 from hangar.hub.devices.ws_link import WebSocketLink
+from hangar.protocol import copy as cp
 from hangar.protocol import file_changes as fc
 from hangar.protocol import methods as m
 from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
+from hangar.protocol import transfer as tr
 from hangar.protocol import turns as tu
 from hangar.protocol import usage as u
 from hangar.protocol import worktrees as w
@@ -186,6 +188,35 @@ def _every_method(remote: Callable[..., Any]) -> None:
     remote(m.INDEX_RUN.name, t.NoArguments())
     remote(m.INDEX_STATUS.name, t.NoArguments(), same=True)
     remote(m.USAGE_SUMMARY.name, u.UsageRequest(by="task"), same=True)
+    turn = page.messages[-1].turn_id
+    copy = cp.CopyTask(local_task_id=first, last_turn_id=turn, new_local_task_id="copy-0123456789")
+    remote(m.TASKS_COPY.name, copy, fails="not_supported")  # Claude: no fork hangar drives
+    facts = remote(m.TRANSFER_SOURCE.name, tr.SourceRequest(local_task_id=first), same=True)
+    assert facts.git is False and facts.project_dir == "app"
+    check = tr.CheckTarget(workspace_path="/srv/nowhere", remote_url="file:///x", commits=[])
+    remote(m.TRANSFER_CHECK.name, check, fails="bad_request")  # not a project it reports
+    export = tr.ExportRequest(
+        local_task_id=first, last_turn_id=turn, transfer_id="transfer-0123", base="0" * 40
+    )
+    remote(m.TRANSFER_EXPORT.name, export, fails="not_supported")
+    tampered = tr.ImportRequest(
+        transfer_id="transfer-0123", workspace_path="/srv/app",
+        new_local_task_id="copy-0123456789", data=b"not the package", sha256="0" * 64,
+    )  # fmt: skip
+    remote(m.TRANSFER_IMPORT.name, tampered, fails="bad_package")
+    offer = tr.OfferRequest(
+        local_task_id=first, last_turn_id=turn, transfer_id="transfer-0123", token="t" * 32
+    )
+    remote(m.TRANSFER_OFFER.name, offer, fails="not_supported")  # Claude: no fork
+    upload = tr.UploadRequest(transfer_id="transfer-0123", url="http://127.0.0.1:9/x")
+    remote(m.TRANSFER_UPLOAD.name, upload, fails="bad_request")  # nothing offered
+    fetch = tr.FetchRequest(
+        transfer_id="transfer-0123", workspace_path="/srv/nowhere",
+        new_local_task_id="copy-0123456789", sha256="0" * 64, size=0,
+    )  # fmt: skip
+    remote(m.TRANSFER_FETCH.name, fetch, fails="bad_request")  # not a project it reports
+    withdrawn = remote(m.TRANSFER_WITHDRAW.name, tr.WithdrawRequest(transfer_id="transfer-0123"))
+    assert withdrawn.transfer_id == "transfer-0123"
 
     renamed = remote(m.TASKS_RENAME.name, t.RenameRequest(local_task_id=first, title="Lights"))
     assert renamed.title == "Lights"

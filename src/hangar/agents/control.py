@@ -62,7 +62,17 @@ class ControlResult:
 
 UNSUPPORTED = ControlResult("unsupported")
 
-Operation = Literal["send", "cancel", "guidance", "compact", "goal", "models", "create"]
+
+@dataclass(frozen=True)
+class ForkedSession:
+    """What :meth:`AgentControl.fork` made: the new session's handle and, where the agent
+    names it, its file."""
+
+    handle: dict[str, str]
+    path: Path | None = None
+
+
+Operation = Literal["send", "cancel", "guidance", "compact", "goal", "models", "create", "fork"]
 OPERATIONS: tuple[Operation, ...] = (
     "send",
     "cancel",
@@ -71,6 +81,7 @@ OPERATIONS: tuple[Operation, ...] = (
     "goal",
     "models",
     "create",
+    "fork",
 )
 
 
@@ -132,6 +143,23 @@ class AgentControl:
     ) -> tuple[dict[str, str], StartedTurn]:
         """Start a new session in ``cwd`` with a first turn; returns its handle."""
         raise self.unsupported("create")
+
+    def fork(self, handle: Handle, last_turn_id: str, cwd: Path | None) -> ForkedSession:
+        """A new session holding the history of ``handle`` through the completed turn
+        ``last_turn_id`` (inclusive), made by the agent itself; ``cwd`` is where the new
+        session works (``None``: the source's directory). Never stops, cancels or changes a
+        turn the source is running."""
+        raise self.unsupported("fork")
+
+    def session_files(self, handle: Handle, source_path: Path | None) -> dict[str, Path]:
+        """The files the session stands on (its own and those it refers to), by their path
+        relative to the agent's home: what a fork on another device needs."""
+        raise self.unsupported("fork")
+
+    def import_session_files(self, files: Mapping[str, bytes]) -> list[Handle]:
+        """Place another device's session files (from :meth:`session_files`) where the agent
+        finds them, verbatim; returns the handles of the sessions new here."""
+        raise self.unsupported("fork")
 
     def cancel(self, handle: Handle) -> bool:
         """Interrupt the session's running turn; ``False`` when this control cannot (no turn

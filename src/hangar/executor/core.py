@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from hangar.executor.search_service import SearchService
     from hangar.executor.task_lifecycle import Lifecycle
     from hangar.executor.terminals import TerminalService
+    from hangar.executor.transfer.direct import TransferListener
     from hangar.executor.turn_inputs import AttachmentFetcher, TurnInputs
     from hangar.executor.turns import TurnService
     from hangar.executor.usage import UsageCounter
@@ -215,6 +216,14 @@ class ExecutorCore:
         from hangar.executor.worktrees import WorktreeService
 
         return WorktreeService(self.settings.paths.home, _IndexTasks(self), self._archive)
+
+    @cached_property
+    def transfer_listener(self) -> TransferListener:
+        """Serves this device's offered archives to another device (started on first offer)."""
+        from hangar.executor.transfer.direct import TransferListener
+
+        host = str(self.settings.transfer_bind or self.settings.transfer_host or "127.0.0.1")
+        return TransferListener(host)
 
     @cached_property
     def terminals(self) -> TerminalService:
@@ -409,6 +418,8 @@ class ExecutorCore:
             self.deleter.stop()
         if "terminals" in self.__dict__:
             self.terminals.close_all()
+        if "transfer_listener" in self.__dict__:
+            self.transfer_listener.close()
         with self._controls_lock:
             controls, self._controls = list(self._controls.values()), {}
         for control in controls:

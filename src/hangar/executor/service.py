@@ -5,10 +5,10 @@ Two doors, one dispatch: :meth:`Executor.call` takes a typed request of
 :meth:`Executor.handle` takes a JSON payload, decodes it once and strictly into the method's
 request type, and answers JSON. Each RPC family lives in its own handler module
 (``rpc_tasks``, ``rpc_search``, ``rpc_archive``, ``rpc_turns``, ``rpc_create``,
-``rpc_usage``, ``rpc_run_log``, ``rpc_worktrees``, ``rpc_file_changes``, ``rpc_terminal``,
-``rpc_files``), imported the first time one of its methods is called, so a ``hangar tasks
-list`` never loads the delete worker, the search engine or the turns; the library API they
-share is :class:`~hangar.executor.core.ExecutorCore`.
+``rpc_copy``, ``rpc_transfer``, ``rpc_usage``, ``rpc_run_log``, ``rpc_worktrees``,
+``rpc_file_changes``, ``rpc_terminal``, ``rpc_files``), imported the first time one of its
+methods is called, so a ``hangar tasks list`` never loads the delete worker, the search engine
+or the turns; the library API they share is :class:`~hangar.executor.core.ExecutorCore`.
 """
 
 from __future__ import annotations
@@ -56,6 +56,17 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         m.AGENTS_MODELS.name,
         m.PROJECTS_LIST.name,
         m.PROJECTS_CREATE.name,
+    ),
+    "hangar.executor.rpc_copy": (m.TASKS_COPY.name,),
+    "hangar.executor.rpc_transfer": (
+        m.TRANSFER_SOURCE.name,
+        m.TRANSFER_CHECK.name,
+        m.TRANSFER_EXPORT.name,
+        m.TRANSFER_IMPORT.name,
+        m.TRANSFER_OFFER.name,
+        m.TRANSFER_UPLOAD.name,
+        m.TRANSFER_FETCH.name,
+        m.TRANSFER_WITHDRAW.name,
     ),
     "hangar.executor.rpc_usage": (m.USAGE_SUMMARY.name,),
     "hangar.executor.rpc_run_log": (m.TASKS_RUN_MESSAGES.name,),

@@ -229,7 +229,13 @@ class TaskIndex:
 
     # ---------------------------------------------------------------- created tasks
     def register_created(
-        self, local_task_id: str, runtime: str, workspace_path: str, title: str, stamp: str
+        self,
+        local_task_id: str,
+        runtime: str,
+        workspace_path: str,
+        title: str,
+        stamp: str,
+        status: str = "running",
     ) -> None:
         """Record a task hangar is creating, under the client's ``localTaskId``, before the
         agent has a session for it (it lists at once, RW-274). Its session key is provisional
@@ -244,8 +250,7 @@ class TaskIndex:
             conn.execute(
                 "INSERT INTO local_tasks (local_task_id, runtime, session_key, runtime_handle,"
                 " title, workspace_path, group_workspace_path, workspace_kind, worktree_id,"
-                " created_at, updated_at, status) VALUES (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?,"
-                " 'running')",
+                " created_at, updated_at, status) VALUES (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     local_task_id,
                     runtime,
@@ -257,6 +262,7 @@ class TaskIndex:
                     workspace.worktree_id,
                     stamp,
                     stamp,
+                    status,
                 ),
             )
 

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from hangar import __version__
 from hangar.errors import HangarError
 from hangar.hub.api import adoption as adoption_api
+from hangar.hub.api import copy as copy_api
 from hangar.hub.api import create as create_api
 from hangar.hub.api import devices as devices_api
 from hangar.hub.api import discussions as discussions_api
@@ -68,6 +69,7 @@ API_ROUTERS = (
     runtime_api.archived,
     turns_api.router,
     create_api.router,
+    copy_api.router,
     worktrees_api.router,
     file_changes_api.router,
     files_api.router,

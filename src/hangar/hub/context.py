@@ -24,6 +24,7 @@ from hangar.protocol.codec import InvalidRequest, decode
 if TYPE_CHECKING:
     from hangar.hub.devices.directory import DeviceDirectory
     from hangar.hub.notify.service import Notifications
+    from hangar.hub.object_storage import ObjectStorage
 
 log = logging.getLogger("hangar.hub")
 TURN_EVENT = "runtime.turn"
@@ -47,6 +48,8 @@ class HubContext:
     directory: DeviceDirectory | None = None
     """The remote devices' directory, when this hub accepts remote executors."""
     notifications: Notifications | None = None
+    object_storage: ObjectStorage | None = None
+    """Where archive transfers go when no direct path between devices works."""
     public_url: str = "http://127.0.0.1:8765"
     """Where devices reach this hub (shown in the command ``hangar device add`` prints)."""
 

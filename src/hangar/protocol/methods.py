@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hangar.protocol import copy as cp
 from hangar.protocol import create as cr
 from hangar.protocol import file_changes as fc
 from hangar.protocol import files as fl
 from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
 from hangar.protocol import terminal as term
+from hangar.protocol import transfer as tr
 from hangar.protocol import turns as u
 from hangar.protocol import usage as g
 from hangar.protocol import worktrees as w
@@ -89,6 +91,15 @@ TASKS_CREATE = Method("runtime.tasks.create", cr.CreateTask, cr.TaskCreated)
 AGENTS_MODELS = Method("runtime.agents.models", cr.AgentModelsRequest, cr.AgentModels)
 PROJECTS_LIST = Method("runtime.projects.list", cr.ProjectsRequest, cr.ProjectList)
 PROJECTS_CREATE = Method("runtime.projects.create", cr.CreateProject, cr.ProjectCreated)
+TASKS_COPY = Method("runtime.tasks.copy", cp.CopyTask, cp.TaskCopied)
+TRANSFER_SOURCE = Method("runtime.transfer.source", tr.SourceRequest, tr.SourceInfo)
+TRANSFER_CHECK = Method("runtime.transfer.check", tr.CheckTarget, tr.TargetCheck)
+TRANSFER_EXPORT = Method("runtime.transfer.export", tr.ExportRequest, tr.Package)
+TRANSFER_IMPORT = Method("runtime.transfer.import", tr.ImportRequest, cp.TaskCopied)
+TRANSFER_OFFER = Method("runtime.transfer.offer", tr.OfferRequest, tr.ArchiveOffer)
+TRANSFER_UPLOAD = Method("runtime.transfer.upload", tr.UploadRequest, tr.Uploaded)
+TRANSFER_FETCH = Method("runtime.transfer.fetch", tr.FetchRequest, tr.ArchiveCopied)
+TRANSFER_WITHDRAW = Method("runtime.transfer.withdraw", tr.WithdrawRequest, tr.Withdrawn)
 TERMINAL_OPEN = Method("runtime.terminal.open", term.OpenTerminal, term.TerminalInfo)
 TERMINAL_INPUT = Method("runtime.terminal.input", term.TerminalInput, term.Accepted)
 TERMINAL_RESIZE = Method("runtime.terminal.resize", term.TerminalResize, term.Accepted)
@@ -143,6 +154,15 @@ METHODS: dict[str, Method] = _methods(
     AGENTS_MODELS,
     PROJECTS_LIST,
     PROJECTS_CREATE,
+    TASKS_COPY,
+    TRANSFER_SOURCE,
+    TRANSFER_CHECK,
+    TRANSFER_EXPORT,
+    TRANSFER_IMPORT,
+    TRANSFER_OFFER,
+    TRANSFER_UPLOAD,
+    TRANSFER_FETCH,
+    TRANSFER_WITHDRAW,
     TERMINAL_OPEN,
     TERMINAL_INPUT,
     TERMINAL_RESIZE,

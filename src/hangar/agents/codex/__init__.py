@@ -2,8 +2,9 @@
 
 Sessions are rollout JSONL files under ``$CODEX_HOME`` (append-only; see
 :mod:`~hangar.agents.codex.discovery` and :mod:`~hangar.agents.codex.projector`). The
-``runtimeHandle`` is ``{"threadId": …}``. Checklists come from ``update_plan`` calls
-(source ``codex.update_plan``).
+``runtimeHandle`` is ``{"threadId": …}``. A fork's transcript starts with its parent's
+history through the fork point (:mod:`~hangar.agents.codex.forks`). Checklists come from
+``update_plan`` calls (source ``codex.update_plan``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from hangar.agents.base import AgentStore, SessionSource, TranscriptProjector
 from hangar.agents.codex.discovery import describe_rollout, read_thread_names, rollout_paths
+from hangar.agents.codex.forks import forked_history
 from hangar.agents.codex.projector import CodexProjector, read_child
 from hangar.agents.codex.subagents import find_rollout
 from hangar.model import Message
@@ -70,4 +72,7 @@ class CodexStore(AgentStore):
             except OSError:
                 return None
 
-        return CodexProjector(source.session_id, load_child)
+        def load_parent(thread_id: str, before: int) -> Iterator[bytes]:
+            return forked_history(lambda t: find_rollout(home, parent, t), thread_id, before)
+
+        return CodexProjector(source.session_id, load_child, load_parent)

@@ -17,6 +17,11 @@ executor stops.
   A delete that never answers ends the server (RW-176) unless a turn runs on it: then deletes
   stop using the agent until the server is restarted.
 * ``create`` → ``thread/start`` then ``turn/start``.
+* ``fork`` → ``thread/fork {threadId, lastTurnId, cwd?, excludeTurns}``: Codex copies the
+  history through that completed turn into a new thread (the source, also mid-turn, is left
+  alone; Codex refuses a ``lastTurnId`` still in progress).
+* ``session_files``/``import_session_files``: the rollout and its fork ancestors, verbatim, for
+  a copy on another device (:mod:`hangar.agents.codex.transfer`).
 * ``send``/``guidance``/``cancel``/``compact``/``goal``/``models`` → ``turn/start``,
   ``turn/steer``, ``turn/interrupt``, ``thread/compact/start``, ``thread/goal/get``,
   ``model/list``.
@@ -31,10 +36,17 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
+from hangar.agents.codex import transfer
 from hangar.agents.codex.app_server import AppServerError, AppServerTimeout, CodexAppServer
 from hangar.agents.codex.live_turns import CodexTurns, CodexUnavailable
 from hangar.agents.codex.resident import ResidentAppServer
-from hangar.agents.control import AgentControl, ControlResult, Handle, Operation
+from hangar.agents.control import (
+    AgentControl,
+    ControlResult,
+    ForkedSession,
+    Handle,
+    Operation,
+)
 from hangar.agents.homes import AgentHome
 from hangar.agents.launch import AgentLauncher
 from hangar.agents.turns import (
@@ -57,7 +69,7 @@ class CodexControl(AgentControl):
     runtime: ClassVar[str] = "codex"
     keeps_archive_state: ClassVar[bool] = True
     operations: ClassVar[frozenset[Operation]] = frozenset(
-        {"send", "create", "cancel", "guidance", "compact", "goal", "models"}
+        {"send", "create", "cancel", "guidance", "compact", "goal", "models", "fork"}
     )
 
     def __init__(
@@ -105,6 +117,32 @@ class CodexControl(AgentControl):
             raise CodexUnavailable()
         thread_id, started = self.turns.create(cwd, request, observer)
         return {"threadId": thread_id}, started
+
+    def fork(self, handle: Handle, last_turn_id: str, cwd: Path | None) -> ForkedSession:
+        thread = self._thread(handle)
+        server = self.server()
+        assert server is not None
+        params: dict[str, Any] = {
+            "threadId": thread,
+            "lastTurnId": last_turn_id,
+            "excludeTurns": True,
+        }
+        if cwd is not None:
+            params["cwd"] = str(cwd)
+        forked = server.request("thread/fork", params).get("thread") or {}
+        new_id = forked.get("id") if isinstance(forked, dict) else None
+        if not isinstance(new_id, str) or not new_id:
+            raise AppServerError(method="thread/fork", rpc_message="answered no thread id")
+        path = forked.get("path")
+        return ForkedSession({"threadId": new_id}, Path(path) if isinstance(path, str) else None)
+
+    def session_files(self, handle: Handle, source_path: Path | None) -> dict[str, Path]:
+        if source_path is None:
+            raise UsageError("this Codex task has no rollout file to copy")
+        return transfer.session_files(self.home.root, source_path)
+
+    def import_session_files(self, files: Mapping[str, bytes]) -> list[Handle]:
+        return [{"threadId": t} for t in transfer.import_files(self.home.root, files)]
 
     def guidance(self, handle: Handle, text: str, client_guidance_id: str) -> GuidanceOutcome:
         return self.turns.steer(self._thread(handle), text, client_guidance_id)

@@ -10,6 +10,7 @@ undecodable lines are counted in ``summary().skipped`` and never raise.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -51,6 +52,9 @@ from hangar.model import (
 from hangar.regular_files import open_regular
 from hangar.tolerant_lines import tolerant_line
 
+ParentLoader = Callable[[str, int], Iterable[bytes]]
+"""``(parent thread id, ordinal bound)`` → the parent's history lines of a fork."""
+
 _IGNORED_EVENTS = frozenset(
     {
         "token_count", "exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin",
@@ -61,10 +65,18 @@ _IGNORED_EVENTS = frozenset(
 
 
 class CodexProjector(TurnProjector):
-    def __init__(self, session_id: str, load_child: ChildLoader | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        load_child: ChildLoader | None = None,
+        load_parent: ParentLoader | None = None,
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.load_child = load_child
+        self.load_parent = load_parent
+        """A fork's parent history (:mod:`hangar.agents.codex.forks`), fed before the
+        fork's own records when its ``session_meta`` names a parent."""
         self.child_calls: dict[str, tuple[int, ToolBlock]] = {}
         self.meta: r.SessionMeta | None = None
         self.model: str | None = None
@@ -203,8 +215,13 @@ class CodexProjector(TurnProjector):
             self.skip(f"invalid_{kind}")
 
     def _session_meta(self, meta: r.SessionMeta) -> None:
-        if self.meta is None:
-            self.meta = meta
+        if self.meta is not None:
+            return  # a parent's meta, fed from a fork's history
+        self.meta = meta
+        bound = meta.forked_from_ordinal_exclusive
+        if self.load_parent is not None and meta.forked_from_id and bound is not None:
+            for line in self.load_parent(meta.forked_from_id, bound):
+                self.feed(line)
 
     def _turn_context(self, context: r.TurnContext) -> None:
         if context.model:

@@ -41,6 +41,8 @@ class SessionMeta(msgspec.Struct):
     model_provider: str | None = None
     parent_thread_id: str | None = None
     forked_from_id: str | None = None
+    forked_from_ordinal_exclusive: int | None = None
+    """A fork (0.171) stands on its parent's records with a smaller ``ordinal``."""
     git: GitInfo | None = None
 
 

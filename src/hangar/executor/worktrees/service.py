@@ -46,7 +46,7 @@ from hangar.executor.worktrees.safety import (
     check_worktree_id,
     is_within,
 )
-from hangar.executor.worktrees.source import inspect_source, resolve_base
+from hangar.executor.worktrees.source import inspect_source, resolve_base, resolve_commit
 from hangar.executor.worktrees.store import (
     MAX_KEEP,
     Snapshot,
@@ -142,7 +142,11 @@ class WorktreeService:
         worktree_id: str,
         branch: str | None = None,
         permanent: bool = False,
+        commit: str | None = None,
     ) -> dict[str, Any]:
+        """A detached worktree ``<root>/<worktree_id>/<repository name>`` of ``source_path``
+        at ``branch`` (else the current branch), or at ``commit`` when given (a copied task's
+        ``HEAD``, which no local branch may name)."""
         wid = check_worktree_id(worktree_id)
         source = inspect_source(source_path)
         settings = self.file.read().settings
@@ -155,7 +159,7 @@ class WorktreeService:
                     worktree_id=wid,
                     value=str(root),
                 )
-        base = resolve_base(source, branch)
+        base = resolve_base(source, branch) if commit is None else resolve_commit(source, commit)
         with self.lease(wid, "prepare"):
             if wid in self.file.read().worktrees:
                 raise WorktreeConflictError(

@@ -54,6 +54,16 @@ def inspect_source(value: object) -> Source:
     return Source(path, root, common, check_name(root.name))
 
 
+def resolve_commit(source: Source, commit: str) -> Base:
+    """``commit`` as a base (detached: named by its short id), when the repository has it."""
+    found = Git(source.path).maybe("rev-parse", "--verify", "-q", f"{commit}^{{commit}}")
+    if not found or commit.startswith("-"):
+        raise SourceNotGitError(
+            f"commit {commit} is not in {source.repository_root}", source_path=str(source.path)
+        )
+    return Base(found[:12], found)
+
+
 def resolve_base(source: Source, branch: object) -> Base:
     git = Git(source.path)
     where = str(source.path)

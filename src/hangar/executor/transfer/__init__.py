@@ -1,0 +1,1 @@
+"""Copying tasks to another device: the package, the git patch, the executor's side."""
