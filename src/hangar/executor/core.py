@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
@@ -61,6 +61,14 @@ if TYPE_CHECKING:
     from hangar.executor.usage import UsageCounter
     from hangar.executor.worktrees import WorktreeService
 
+TERMINAL_BACKLOG = 1024 * 1024
+"""Past this many bytes of events waiting for the hub, terminals stop reading their PTY
+(well below what the connection's queue keeps, so terminal output is held, never dropped)."""
+
+
+def _nothing_waits() -> int:
+    return 0
+
 
 class ExecutorCore:
     def __init__(
@@ -80,6 +88,8 @@ class ExecutorCore:
         self.db = db
         self.events: EventSink = events if events is not None else null_sink
         self.fetch_attachment = fetch_attachment
+        self.event_backlog: Callable[[], int] = _nothing_waits
+        """Bytes of events the sink has not sent on yet (a remote device's connection)."""
         self._controls: dict[str, AgentControl | None] = {}
         self._controls_lock = threading.Lock()
         if not isinstance(stores, AgentStores):
@@ -128,11 +138,17 @@ class ExecutorCore:
         return core
 
     def attach_events(
-        self, sink: EventSink, fetch_attachment: AttachmentFetcher | None = None
+        self,
+        sink: EventSink,
+        fetch_attachment: AttachmentFetcher | None = None,
+        backlog: Callable[[], int] | None = None,
     ) -> None:
         """Stream turn events to ``sink`` from now on (the composition root wires the hub's
-        SSE bus), fetching uploaded attachments with ``fetch_attachment``."""
+        SSE bus), fetching uploaded attachments with ``fetch_attachment``; ``backlog`` tells
+        how many bytes of events ``sink`` still holds (terminals wait while it is large)."""
         self.events = sink
+        if backlog is not None:
+            self.event_backlog = backlog
         if fetch_attachment is not None:
             self.fetch_attachment = fetch_attachment
         if "turns" in self.__dict__:
@@ -213,8 +229,12 @@ class ExecutorCore:
         """This device's terminals beside a task (``runtime.terminal.*``)."""
         from hangar.executor.terminals import TerminalService
 
-        # Looked up at each event: a sink attached later still gets the output.
-        return TerminalService(lambda event, data: self.events(event, data))
+        # Looked up at each event: a sink attached later still gets the output, and a
+        # connection that falls behind holds every terminal's output (nothing is dropped).
+        return TerminalService(
+            lambda event, data: self.events(event, data),
+            congested=lambda: self.event_backlog() > TERMINAL_BACKLOG,
+        )
 
     def _archive(self, task_ids: list[str]) -> list[str]:
         """Archive tasks (through the agent's control facet where it has one)."""

@@ -6,7 +6,9 @@ executor stops. A terminal is tied to the context it was opened for: reattaching
 from another context is refused, so a terminal opened for task A never serves task B
 (RW-255), while reattaching from A's own context gets A's terminal back, with the output
 kept meanwhile (RW-256). Output goes out as events through the executor's sink
-(:mod:`hangar.protocol.terminal`); the newest bytes stay in a ring for replays.
+(:mod:`hangar.protocol.terminal`); the newest bytes stay in a ring for replays. Output is
+held (the PTY is not read) while a page socket asks for it (``runtime.terminal.flow``) or
+while the sink is congested (a remote device's connection to the hub is behind).
 """
 
 from __future__ import annotations
@@ -142,8 +144,12 @@ class TerminalService:
         sink: EventSink,
         environ: Mapping[str, str] | None = None,
         limit: int = MAX_TERMINALS,
+        congested: Callable[[], bool] = lambda: False,
     ) -> None:
+        """``congested()`` is true while the events already handed to ``sink`` have not
+        gone on (a remote device's connection is behind): no terminal reads its PTY then."""
         self.sink = sink
+        self.congested = congested
         self.environ = environ if environ is not None else os.environ
         self.limit = limit
         self._sessions: dict[str, TerminalSession] = {}
@@ -185,7 +191,7 @@ class TerminalService:
                 (request.cols, request.rows),
                 on_output=lambda data: self._output(session, data),
                 on_exit=lambda code: self._exited(session, code),
-                held=session.held,
+                held=lambda: session.held() or self.congested(),
             )
         except OSError as exc:
             raise TerminalStartError(f"cannot start {session.shell}: {exc.strerror}") from None
