@@ -110,6 +110,9 @@ class ExecutorCore:
         # each tells the other what it parsed: one parse per change feeds both indexes.
         self._indexer = TranscriptEngine(capacity=8, tables=self.turn_tables)
         self._owns_db = owns_db
+        self.created_here: set[str] = set()
+        """Tasks this process registered for creation (their links are written here)."""
+        self._links_restored = False
         self._wake = threading.Event()
         self._worker: threading.Thread | None = None
         self._closing = False
@@ -294,6 +297,13 @@ class ExecutorCore:
             self._wake.set()
 
     def _rescan(self) -> None:
+        if not self._links_restored:
+            # Before the first scan: a session an earlier process created but never linked
+            # must become its task, not a second one (RW-281).
+            from hangar.executor.created_links import restore_created_links
+
+            self._links_restored = True
+            restore_created_links(self, self.created_here)
         self.index.refresh(self.stores.listable(self.index.present_runtimes()))
 
     def list_tasks(
