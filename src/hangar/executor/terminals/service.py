@@ -104,13 +104,18 @@ class TerminalSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
     holds: dict[str, float] = field(default_factory=dict)
     """Page sockets that cannot take more output now, with when their hold expires."""
+    windows: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Page sockets' windows: the offset output may reach, and when the window expires."""
 
     def held(self) -> bool:
         now = time.monotonic()
         with self.lock:
             for holder in [h for h, until in self.holds.items() if until <= now]:
                 del self.holds[holder]
-            return bool(self.holds)
+            for holder in [h for h, (_, until) in self.windows.items() if until <= now]:
+                del self.windows[holder]
+            end = self.ring.end
+            return bool(self.holds) or any(limit <= end for limit, _ in self.windows.values())
 
     def same_context(self, context: ToolContext) -> bool:
         return (self.context.directory, self.context.local_task_id) == (
@@ -265,13 +270,19 @@ class TerminalService:
         return term.Accepted(terminal_id=request.terminal_id)
 
     def flow(self, request: term.TerminalFlow) -> term.Accepted:
-        """Hold or release the terminal's output for one page socket (backpressure)."""
+        """Hold or release the terminal's output for one page socket, and move its window
+        (backpressure; :class:`~hangar.protocol.terminal.TerminalFlow`)."""
         session = self._session(request.terminal_id)
+        until = time.monotonic() + term.FLOW_HOLD_SECONDS
         with session.lock:
             if request.paused:
-                session.holds[request.holder] = time.monotonic() + term.FLOW_HOLD_SECONDS
+                session.holds[request.holder] = until
             else:
                 session.holds.pop(request.holder, None)
+            if request.consumed is not None:
+                session.windows[request.holder] = (request.consumed + term.FLOW_WINDOW, until)
+            elif not request.paused:
+                session.windows.pop(request.holder, None)
         return term.Accepted(terminal_id=request.terminal_id)
 
     def replay(self, request: term.TerminalReplay) -> term.TerminalOutput:
