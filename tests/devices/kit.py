@@ -264,8 +264,11 @@ class ThreadHub:
 
 
 @contextmanager
-def hub_thread(root: Path, *, serve_executor: bool = False, **env: str) -> Iterator[ThreadHub]:
-    """A real hub (``LocalHangar`` on uvicorn) serving on a thread of this process."""
+def hub_thread(
+    root: Path, *, serve_executor: bool = False, bind_host: str = "127.0.0.1", **env: str
+) -> Iterator[ThreadHub]:
+    """A real hub (``LocalHangar`` on uvicorn) serving on a thread of this process, built as
+    for a hub that listens on ``bind_host`` (it serves on loopback either way)."""
     from hangar.composition import LocalHangar
     from hangar.token_file import TokenSource
 
@@ -273,7 +276,7 @@ def hub_thread(root: Path, *, serve_executor: bool = False, **env: str) -> Itera
     local = LocalHangar.open(environ, serve_executor=serve_executor)
     token = "thread-hub-token-0123456789abcdef0123"
     try:
-        app = local.create_app(token)
+        app = local.create_app(token, bind_host=bind_host)
         server = local.server(app, "127.0.0.1", 0, TokenSource(token, "test"))
         thread = threading.Thread(target=server.serve, name="test-hub", daemon=True)
         thread.start()

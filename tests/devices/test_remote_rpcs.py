@@ -17,10 +17,13 @@ from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.service import Executor
 from hangar.hub.devices.ws_link import WebSocketLink
 from hangar.protocol import copy as cp
+from hangar.protocol import create as cr
 from hangar.protocol import file_changes as fc
+from hangar.protocol import files as fl
 from hangar.protocol import methods as m
 from hangar.protocol import run_log as rl
 from hangar.protocol import tasks as t
+from hangar.protocol import terminal as term
 from hangar.protocol import transfer as tr
 from hangar.protocol import turns as tu
 from hangar.protocol import usage as u
@@ -31,27 +34,7 @@ from hub.sessions import BASE_TIME, ClaudeSession  # tests/hub, a sibling packag
 
 from .kit import client_thread, device_env, hub_thread, wait_until
 
-_WORKSPACE_TOOLS = (
-    "workspace tools and task creation: tested in process (tests/workspace_tools,"
-    " tests/turns/test_create_tasks), not yet over a device's WebSocket"
-)
-_LOCAL_ONLY = (
-    "runtime.tasks.create",
-    "runtime.agents.models",
-    "runtime.projects.list",
-    "runtime.projects.create",
-    "runtime.terminal.open",
-    "runtime.terminal.input",
-    "runtime.terminal.resize",
-    "runtime.terminal.replay",
-    "runtime.terminal.flow",
-    "runtime.terminal.close",
-    "runtime.terminal.list",
-    "runtime.files.list",
-    "runtime.files.read",
-    "runtime.files.status",
-)
-NOT_HERE: dict[str, str] = dict.fromkeys(_LOCAL_ONLY, _WORKSPACE_TOOLS)
+NOT_HERE: dict[str, str] = {}
 """Methods this test does not call, with the reason."""
 
 
@@ -173,6 +156,62 @@ def _turns(remote: Callable[..., Any]) -> None:
     assert updated.runtime == "codex" and updated.environment == []
 
 
+def _creating(remote: Callable[..., Any]) -> None:
+    """Creating a task and a blank project; a real created task replying over a device's
+    WebSocket is in ``test_remote_create``."""
+    listed = remote(m.PROJECTS_LIST.name, cr.ProjectsRequest(), same=True)
+    assert "/srv/app" not in [p.workspace_path for p in listed.projects]  # not on this disk
+    made = remote(m.PROJECTS_CREATE.name, cr.CreateProject(name="notes"))
+    BLANK[:] = [Path(made.workspace_path)]
+    assert BLANK[0].is_dir() and BLANK[0].name == "notes"
+    again = cr.CreateProject(name="notes")
+    remote(m.PROJECTS_CREATE.name, again, fails="conflict")
+    listed = remote(m.PROJECTS_LIST.name, cr.ProjectsRequest(), same=True)
+    assert made.workspace_path in [p.workspace_path for p in listed.projects]
+    models = cr.AgentModelsRequest(runtime="claude")  # no CLI on this device
+    remote(m.AGENTS_MODELS.name, models, fails="agent_unavailable")
+    elsewhere = cr.CreateTask(
+        local_task_id="c0ffee00c0ffee00c0ffee00c0ffee00",
+        runtime="claude",
+        text="hello",
+        workspace_path="/srv/not-reported",
+    )
+    remote(m.TASKS_CREATE.name, elsewhere, fails="bad_request")
+
+
+BLANK: list[Path] = []
+
+
+def _workspace_tools(remote: Callable[..., Any]) -> None:
+    """The file view and a terminal in the blank project; the terminal's streamed output
+    reaching a page through the hub is in ``test_remote_terminal``."""
+    blank = str(BLANK[0])
+    (BLANK[0] / "plan.txt").write_text("step one\n")
+    ref = fl.WorkspaceRef(workspace_path=blank)
+    listing = remote(m.FILES_LIST.name, fl.FilesRequest(workspace_path=blank), same=True)
+    assert [e.name for e in listing.entries] == ["plan.txt"]
+    read = remote(m.FILES_READ.name, fl.FilesRequest(workspace_path=blank, path="plan.txt"))
+    assert read.text == "step one\n"
+    assert remote(m.FILES_STATUS.name, ref, same=True).repository is False
+    opened = remote(m.TERMINAL_OPEN.name, term.OpenTerminal(workspace_path=blank))
+    assert opened.cwd == blank and opened.running
+    terminal = opened.terminal_id
+    typed = term.TerminalInput(terminal_id=terminal, data="echo remote-$((6*7))\r")
+    remote(m.TERMINAL_INPUT.name, typed)
+    replay = term.TerminalReplay(terminal_id=terminal)
+    wait_until(lambda: b"remote-42" in remote(m.TERMINAL_REPLAY.name, replay).data, "output")
+    remote(m.TERMINAL_RESIZE.name, term.TerminalResize(terminal_id=terminal, cols=90, rows=20))
+    hold = term.TerminalFlow(terminal_id=terminal, holder="page-1", paused=True)
+    remote(m.TERMINAL_FLOW.name, hold)
+    listed = remote(m.TERMINAL_LIST.name, t.NoArguments())
+    assert [(i.terminal_id, i.cols, i.rows) for i in listed.terminals] == [(terminal, 90, 20)]
+    ref_terminal = term.TerminalRef(terminal_id=terminal)
+    assert remote(m.TERMINAL_CLOSE.name, ref_terminal).closed
+    assert remote(m.TERMINAL_LIST.name, t.NoArguments(), same=True).terminals == []
+    gone = term.TerminalInput(terminal_id=terminal, data="x")
+    remote(m.TERMINAL_INPUT.name, gone, fails="terminal_not_found")
+
+
 def _every_method(remote: Callable[..., Any]) -> None:
     listed = remote(m.TASKS_LIST.name, t.ListTasks(), same=True)
     by_title = {task.title: task.local_task_id for task in listed.tasks}
@@ -250,6 +289,8 @@ def _every_method(remote: Callable[..., Any]) -> None:
     remote(m.TASKS_PURGE.name, t.TaskRef(local_task_id=second))
     _worktrees(remote)
     _turns(remote)
+    _creating(remote)
+    _workspace_tools(remote)
     changes = fc.TurnFileChanges(
         local_task_id=first, workspace_path="/srv/app", artifact_id="not-an-artifact"
     )

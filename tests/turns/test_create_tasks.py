@@ -439,3 +439,59 @@ def test_a_created_codex_task_keeps_its_thread_after_a_restart(
             "Still there?",
             "After the restart, same thread.",
         ]
+
+
+def test_a_codex_task_whose_link_was_not_written_is_restored_after_a_restart(
+    agent_sandbox: AgentSandbox, hangar_home: Path, turn_events: TurnEvents
+) -> None:
+    """RW-281: an executor stopped between Codex's ``thread/start`` and writing the link
+    leaves the created task without its thread. After the restart the link is restored from
+    Codex's ``thread/list`` (the thread that started in that directory with that first
+    message after the task was registered) and the index: the task is listed once, under its
+    own id, and its transcript is read from the rollout JSONL that ``thread/read`` names. A
+    task Codex has no thread for is failed, not left running."""
+    with serving(agent_sandbox, turn_events) as (client, local):
+        project = shop_project(agent_sandbox, "codex")
+        agent_sandbox.offer_codex_model()
+        task_id = uuid.uuid4().hex
+        play(agent_sandbox, {"text": "Before the restart."})
+        create(client, localTaskId=task_id, runtime="codex", mode="current_workspace",
+               workspacePath=str(project), text="Remember this",
+               model={"modelId": "fake-model"})  # fmt: skip
+        turn_events.wait_type("response.completed")
+        thread = str(local.executor.index.row(task_id)["session_key"])
+        # What the stop leaves: the task registered under the client's id, no thread yet.
+        with local.executor.db.write() as conn:
+            conn.execute(
+                "UPDATE local_tasks SET session_key = 'pending:' || local_task_id,"
+                " runtime_handle = '{}', source_path = NULL, stat_signature = NULL,"
+                " status = 'running' WHERE local_task_id = ?",
+                (task_id,),
+            )
+        # And one stopped before Codex started any thread for it.
+        never = uuid.uuid4().hex
+        local.executor.index.register_created(
+            never, "codex", str(project), "Never started", "2026-01-01T00:00:00Z"
+        )
+    with serving(agent_sandbox, turn_events) as (client, local):
+        tasks = project_tasks(client, project)
+        assert sorted(t["title"] for t in tasks) == [
+            "Look at the shop",
+            "Never started",
+            "Remember this",
+        ]
+        assert {t["localTaskId"]: t["status"] for t in tasks}[never] == "failed"
+        (mine,) = [t for t in tasks if t["title"] == "Remember this"]
+        assert mine["localTaskId"] == task_id
+        row = local.executor.index.row(task_id)
+        assert str(row["session_key"]) == thread
+        control = local.executor.control("codex")
+        assert control is not None
+        server = control.server()  # type: ignore[attr-defined]
+        named = server.request("thread/read", {"threadId": thread, "includeTurns": False})
+        assert row["source_path"] == named["thread"]["path"]
+        page = client.post(
+            "/api/runtime-work/transcript",
+            json={"deviceId": mine["deviceId"], "localTaskId": task_id, "refresh": True},
+        ).json()
+        assert [m["content"] for m in page["messages"]] == ["Remember this", "Before the restart."]

@@ -60,7 +60,9 @@ def test_a_slow_page_gets_twenty_megabytes_whole(browser: Browser, project: Proj
         ws.send(json.dumps({"type": "input", "data": flood}))
         time.sleep(3)  # the page reads nothing meanwhile
         output = read_until(ws, b"flood-42-over\r\n", timeout=120)
-    assert output.count(b"Q") == 20_000_000 + 1  # and one in the echoed command
+    # The flood is one run of Qs, whole (the echoed command's Q may show twice where
+    # readline redraws a line that wraps at the terminal's width).
+    assert max(map(len, re.findall(b"Q+", output))) == 20_000_000
 
 
 def test_a_socket_that_reads_nothing_holds_bounded_output_then_replays() -> None:

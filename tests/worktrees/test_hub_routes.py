@@ -94,3 +94,26 @@ def test_errors_come_back_in_the_one_error_shape(client: TestClient, repo: Path)
     assert extra["error"]["code"] == "invalid_request"
     too_many = _post(client, "/settings/update", {"deviceId": device, "keepCount": -1}, 422)
     assert too_many["error"]["code"] == "invalid_request"
+
+
+def test_a_permanent_worktree_is_a_project_of_its_own_at_once(
+    client: TestClient, repo: Path
+) -> None:
+    """RW-206: right after a permanent worktree is prepared, its directory is listed as a
+    project of its own (no task has run in it yet) and offered for a new task; a worktree
+    made for one task is not; open pages are told to list again."""
+    device = _device(client)
+    published: list[tuple[str, dict[str, Any]]] = []
+    client.app.state.hub.events.add_listener(lambda name, data: published.append((name, data)))
+    kept = _post(client, "/prepare", {"deviceId": device, "sourcePath": str(repo),
+                                      "worktreeId": "kept", "permanent": True})  # fmt: skip
+    other = _post(client, "/prepare", {"deviceId": device, "sourcePath": str(repo),
+                                       "worktreeId": "for-a-task"})  # fmt: skip
+    assert [d for name, d in published if name == "runtime.changed"] == [
+        {"deviceId": device, "reason": "project"}
+    ]
+    listed = client.get("/api/runtime-work").json()["projects"]
+    assert [(p["workspacePath"], p["tasks"]) for p in listed] == [(kept["path"], [])]
+    (offered,) = client.get("/api/runtime-work/projects").json()["devices"]
+    paths = [p["workspacePath"] for p in offered["projects"]]
+    assert kept["path"] in paths and other["path"] not in paths

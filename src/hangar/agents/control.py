@@ -161,6 +161,19 @@ class AgentControl:
         finds them, verbatim; returns the handles of the sessions new here."""
         raise self.unsupported("fork")
 
+    def find_created(self, cwd: Path, title: str, since: float) -> list[Handle] | None:
+        """Sessions the agent started in ``cwd`` at or after ``since`` (Unix seconds) whose
+        first message begins with the line ``title``, oldest first, as the agent lists them
+        itself: how a created task whose link was never written (the executor stopped between
+        the agent naming the session and the index write) finds its session again. Empty: none
+        (or this agent cannot tell)."""
+        return []
+
+    def session_file(self, handle: Handle) -> Path | None:
+        """The session's transcript file as the agent's own metadata names it (``None``:
+        not known, or this agent cannot tell)."""
+        return None
+
     def cancel(self, handle: Handle) -> bool:
         """Interrupt the session's running turn; ``False`` when this control cannot (no turn
         it runs, RW-128)."""

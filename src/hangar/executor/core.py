@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
@@ -63,6 +63,14 @@ if TYPE_CHECKING:
     from hangar.executor.usage import UsageCounter
     from hangar.executor.worktrees import WorktreeService
 
+TERMINAL_BACKLOG = 1024 * 1024
+"""Past this many bytes of events waiting for the hub, terminals stop reading their PTY
+(well below what the connection's queue keeps, so terminal output is held, never dropped)."""
+
+
+def _nothing_waits() -> int:
+    return 0
+
 
 class ExecutorCore:
     def __init__(
@@ -82,6 +90,8 @@ class ExecutorCore:
         self.db = db
         self.events: EventSink = events if events is not None else null_sink
         self.fetch_attachment = fetch_attachment
+        self.event_backlog: Callable[[], int] = _nothing_waits
+        """Bytes of events the sink has not sent on yet (a remote device's connection)."""
         self._controls: dict[str, AgentControl | None] = {}
         self._controls_lock = threading.Lock()
         if not isinstance(stores, AgentStores):
@@ -102,6 +112,9 @@ class ExecutorCore:
         # each tells the other what it parsed: one parse per change feeds both indexes.
         self._indexer = TranscriptEngine(capacity=8, tables=self.turn_tables)
         self._owns_db = owns_db
+        self.created_here: set[str] = set()
+        """Tasks this process registered for creation (their links are written here)."""
+        self._links_restored = False
         self._wake = threading.Event()
         self._worker: threading.Thread | None = None
         self._closing = False
@@ -130,11 +143,17 @@ class ExecutorCore:
         return core
 
     def attach_events(
-        self, sink: EventSink, fetch_attachment: AttachmentFetcher | None = None
+        self,
+        sink: EventSink,
+        fetch_attachment: AttachmentFetcher | None = None,
+        backlog: Callable[[], int] | None = None,
     ) -> None:
         """Stream turn events to ``sink`` from now on (the composition root wires the hub's
-        SSE bus), fetching uploaded attachments with ``fetch_attachment``."""
+        SSE bus), fetching uploaded attachments with ``fetch_attachment``; ``backlog`` tells
+        how many bytes of events ``sink`` still holds (terminals wait while it is large)."""
         self.events = sink
+        if backlog is not None:
+            self.event_backlog = backlog
         if fetch_attachment is not None:
             self.fetch_attachment = fetch_attachment
         if "turns" in self.__dict__:
@@ -230,8 +249,12 @@ class ExecutorCore:
         """This device's terminals beside a task (``runtime.terminal.*``)."""
         from hangar.executor.terminals import TerminalService
 
-        # Looked up at each event: a sink attached later still gets the output.
-        return TerminalService(lambda event, data: self.events(event, data))
+        # Looked up at each event: a sink attached later still gets the output, and a
+        # connection that falls behind holds every terminal's output (nothing is dropped).
+        return TerminalService(
+            lambda event, data: self.events(event, data),
+            congested=lambda: self.event_backlog() > TERMINAL_BACKLOG,
+        )
 
     def _archive(self, task_ids: list[str]) -> list[str]:
         """Archive tasks (through the agent's control facet where it has one)."""
@@ -291,6 +314,13 @@ class ExecutorCore:
             self._wake.set()
 
     def _rescan(self) -> None:
+        if not self._links_restored:
+            # Before the first scan: a session an earlier process created but never linked
+            # must become its task, not a second one (RW-281).
+            from hangar.executor.created_links import restore_created_links
+
+            self._links_restored = True
+            restore_created_links(self, self.created_here)
         self.index.refresh(self.stores.listable(self.index.present_runtimes()))
 
     def list_tasks(

@@ -137,6 +137,7 @@ class TaskCreator:
             raise UsageError(f"task id {request.local_task_id} is taken; generate a new one")
         cwd, worktree_id = self._directory(request)
         local_task_id = request.local_task_id
+        self.core.created_here.add(local_task_id)
         self.core.index.register_created(
             local_task_id, request.runtime, str(cwd), _title(text), now_iso()
         )

@@ -273,10 +273,18 @@ class TaskIndex:
         )
         return found.fetchone() is not None
 
-    def link_session(self, local_task_id: str, session_key: str, handle: Mapping[str, str]) -> None:
+    def link_session(
+        self,
+        local_task_id: str,
+        session_key: str,
+        handle: Mapping[str, str],
+        source_path: str | None = None,
+    ) -> None:
         """Give a created task the agent's session: from now on the store's file of that
         session is this task (RW-278..281: kept in the index, so it survives a restart). A row
-        the index made for the same session in the meantime is folded into this one."""
+        the index made for the same session in the meantime is folded into this one.
+        ``source_path``: the session's file, when the agent named it (read at once, before
+        a scan finds it)."""
         with self.db.write() as conn:
             row = conn.execute(
                 "SELECT runtime FROM local_tasks WHERE local_task_id = ?", (local_task_id,)
@@ -289,10 +297,31 @@ class TaskIndex:
                 (row["runtime"], session_key, local_task_id),
             )
             conn.execute(
-                "UPDATE local_tasks SET session_key = ?, runtime_handle = ?, stat_signature = NULL"
-                " WHERE local_task_id = ?",
-                (session_key, json.dumps(dict(handle), sort_keys=True), local_task_id),
+                "UPDATE local_tasks SET session_key = ?, runtime_handle = ?, stat_signature = NULL,"
+                " source_path = coalesce(?, source_path) WHERE local_task_id = ?",
+                (session_key, json.dumps(dict(handle), sort_keys=True), source_path,
+                 local_task_id),
+            )  # fmt: skip
+
+    def unlinked_created(self) -> list[sqlite3.Row]:
+        """Created tasks still waiting for their session's link (not failed, not deleted),
+        oldest first."""
+        return list(
+            self.db.read().execute(
+                "SELECT local_task_id, runtime, workspace_path, title, created_at"
+                " FROM local_tasks WHERE session_key LIKE 'pending:%' AND status != 'failed'"
+                " AND deleted_at IS NULL ORDER BY created_at, local_task_id"
             )
+        )
+
+    def session_keys_before(self, runtime: str, created_at: str) -> set[str]:
+        """Session keys of ``runtime``'s rows created before ``created_at``: sessions that
+        belong to an earlier task, never to a task registered at ``created_at``."""
+        rows = self.db.read().execute(
+            "SELECT session_key FROM local_tasks WHERE runtime = ? AND created_at < ?",
+            (runtime, created_at),
+        )
+        return {str(row[0]) for row in rows}
 
     def creation_failed(self, local_task_id: str) -> None:
         with self.db.write() as conn:

@@ -10,7 +10,8 @@ composes:
   (``project_path``, RW-250), and a task without a project (a conversation) works the same
   as long as its directory is there (RW-251);
 * without one, the directory must be a project root this device knows: the workspace or the
-  group workspace of one of its listed tasks (RW-257).
+  group workspace of one of its listed tasks, or a project registered on it before any task
+  ran there (a new blank project, a permanent worktree) (RW-257).
 
 A directory that is gone is an error: a tool never falls back to ``$HOME`` or to another
 directory (RW-254, RW-258).
@@ -24,6 +25,7 @@ from typing import ClassVar
 
 from hangar.errors import HangarError
 from hangar.executor.core import ExecutorCore
+from hangar.executor.projects import registered_projects
 
 
 @dataclass(eq=False)
@@ -80,6 +82,7 @@ def resolve_tool_context(
         _, tasks = executor.listed()
         roots = {t.group_workspace_path.rstrip("/") for t in tasks if t.workspace_kind != "chat"}
         roots |= {t.workspace_path.rstrip("/") for t in tasks if t.workspace_path}
+        roots |= {p.rstrip("/") for p in registered_projects(executor.settings.paths.home)}
         folder = workspace_path.rstrip("/") or "/"
         if folder not in roots:
             raise UnknownWorkspaceError(f"{workspace_path} is not a project of this device")

@@ -19,6 +19,7 @@ from hangar.hub.store.attachments import AttachmentStore
 from hangar.hub.store.workspaces import Workspace
 from hangar.hub.terminals import TerminalAccess, TerminalRelay
 from hangar.protocol import events as ev
+from hangar.protocol import terminal as term
 from hangar.protocol.codec import InvalidRequest, decode
 
 if TYPE_CHECKING:
@@ -60,8 +61,13 @@ class HubContext:
 
     def device_event(self, device_id: str, name: str, data: dict[str, Any]) -> None:
         """An event a device's executor sent (in process, or over its WebSocket): the hub
-        names the device itself, never trusting the payload for it. ``runtime.tasks.updated``
-        goes to notifications and, as a hint, to open pages; the rest to open pages."""
+        names the device itself, never trusting the payload for it. Terminal output goes only
+        to the page sockets watching that terminal of that device (never the SSE bus);
+        ``runtime.tasks.updated`` goes to notifications and, as a hint, to open pages; the
+        rest to open pages."""
+        if name in term.TERMINAL_EVENTS:
+            self.terminals.deliver(device_id, name, data)
+            return
         if name == ev.TASKS_UPDATED:
             try:
                 update = decode(ev.TaskUpdated, data)

@@ -9,9 +9,12 @@ the ``remote_terminal`` setting enables it for a hub bound elsewhere (``--allow-
 that terminal, and to nobody else: terminal output never goes to the SSE bus. A slow socket
 holds at most :data:`STREAM_LIMIT` bytes: past :data:`HOLD_ABOVE` it asks the device to hold
 the terminal's output (``runtime.terminal.flow``: the shell's writes wait, as at a terminal
-nobody reads) until it drained; should it still overflow, the relay drops chunks and tells the
-socket once, which then asks the executor to replay what it missed (the events carry stream
-offsets). :func:`device_event_sink` is what the hub does with every event a device sends.
+nobody reads) until it drained, and each socket reports what it took, so the device never
+runs more than a window (``FLOW_WINDOW``, below :data:`STREAM_LIMIT`) ahead of it, however
+long the way is (a remote device's connection); should it still overflow, the relay drops
+chunks and tells the socket once, which then asks the executor to replay what it missed (the
+events carry stream offsets). :func:`device_event_sink` is what the hub does with every event
+a device sends.
 """
 
 from __future__ import annotations

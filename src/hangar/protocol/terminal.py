@@ -65,13 +65,23 @@ FLOW_HOLD_SECONDS = 30.0
 """A hold of :class:`TerminalFlow` lasts this long unless it is renewed."""
 
 
+FLOW_WINDOW = 512 * 1024
+"""A watcher that reported ``consumed`` gets at most this many bytes beyond it."""
+
+
 class TerminalFlow(TerminalRef):
     """Hold a terminal's output while ``holder`` (one page socket) cannot take more: the
     device stops reading the PTY, so the shell's writes wait, as at a real terminal nobody
-    reads. Output resumes when every holder released (or its hold expired)."""
+    reads. Output resumes when every holder released (or its hold expired).
+
+    ``consumed``: the holder has taken the output up to this offset; the device then produces
+    at most :data:`FLOW_WINDOW` bytes beyond it until the next report (a window, renewed like
+    a hold), so what is on the way to a watcher stays bounded however long the way is (a
+    remote device). ``paused: false`` without ``consumed`` releases the holder entirely."""
 
     holder: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
     paused: bool
+    consumed: Offset | None = None
 
 
 class TerminalReplay(TerminalRef):

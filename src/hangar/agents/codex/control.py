@@ -16,7 +16,8 @@ executor stops.
   ``unsupported`` from then on (the executor then moves the files into its trash itself).
   A delete that never answers ends the server (RW-176) unless a turn runs on it: then deletes
   stop using the agent until the server is restarted.
-* ``create`` → ``thread/start`` then ``turn/start``.
+* ``create`` → ``thread/start`` then ``turn/start``; ``find_created`` → ``thread/list``,
+  ``session_file`` → ``thread/read`` (:mod:`hangar.agents.codex.threads`, RW-281).
 * ``fork`` → ``thread/fork {threadId, lastTurnId, cwd?, excludeTurns}``: Codex copies the
   history through that completed turn into a new thread (the source, also mid-turn, is left
   alone; Codex refuses a ``lastTurnId`` still in progress).
@@ -40,6 +41,7 @@ from hangar.agents.codex import transfer
 from hangar.agents.codex.app_server import AppServerError, AppServerTimeout, CodexAppServer
 from hangar.agents.codex.live_turns import CodexTurns, CodexUnavailable
 from hangar.agents.codex.resident import ResidentAppServer
+from hangar.agents.codex.threads import find_started, rollout_path
 from hangar.agents.control import (
     AgentControl,
     ControlResult,
@@ -143,6 +145,17 @@ class CodexControl(AgentControl):
 
     def import_session_files(self, files: Mapping[str, bytes]) -> list[Handle]:
         return [{"threadId": t} for t in transfer.import_files(self.home.root, files)]
+
+    def find_created(self, cwd: Path, title: str, since: float) -> list[Handle] | None:
+        server = self.server()
+        if server is None:
+            return None
+        return [{"threadId": t} for t in find_started(server, cwd, title, since)]
+
+    def session_file(self, handle: Handle) -> Path | None:
+        thread = handle.get("threadId")
+        server = self.server() if thread else None
+        return rollout_path(server, str(thread)) if server is not None else None
 
     def guidance(self, handle: Handle, text: str, client_guidance_id: str) -> GuidanceOutcome:
         return self.turns.steer(self._thread(handle), text, client_guidance_id)

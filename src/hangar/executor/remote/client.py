@@ -110,6 +110,12 @@ class ExecutorClient:
         if session is not None:
             session.publish(name, data)
 
+    def backlog(self) -> int:
+        """Bytes of events waiting for the connection (0 while not connected: events are
+        then dropped at once, so nothing waits)."""
+        session = self.session
+        return session.backlog if session is not None else 0
+
     def stop(self) -> None:
         """Ask :meth:`run` to return (from the loop's thread)."""
         if self._stop is not None:

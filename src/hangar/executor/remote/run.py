@@ -52,7 +52,7 @@ def build_client(executor: Executor, options: RemoteOptions) -> ExecutorClient:
         on_change=options.on_change,
     )
     fetch = hub_fetcher(lambda: client.connected_url, options.token, options.source_address)
-    executor.attach_events(client.publish, fetch)
+    executor.attach_events(client.publish, fetch, client.backlog)
     return client
 
 

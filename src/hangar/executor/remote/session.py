@@ -7,8 +7,11 @@ Contract:
   size needs (:func:`~hangar.protocol.frames.result_frames`), interleaved with other answers.
 - An answer the hub has given up on (``cancel``, or its timeout passed) is not sent.
 - ``status`` goes out when the device becomes busy (every worker occupied) or idle again.
-- Events (``runtime.changed``, ``runtime.tasks.updated``…) queue for the connection; a full
-  queue drops its oldest event (an event only says what to refresh).
+- Events (``runtime.changed``, ``runtime.tasks.updated``, terminal output…) queue for the
+  connection, at most :data:`EVENT_QUEUE` of them and :data:`EVENT_BYTES` bytes; a full
+  queue drops its oldest event (an event only says what to refresh; a terminal's output
+  stays in the executor for a replay). :attr:`DeviceSession.backlog` is what waits, so a
+  producer can slow down before anything is dropped (terminals stop reading their PTY).
 - A frame from the hub that does not decode closes the connection with 4400 and a reason.
 """
 
@@ -35,6 +38,8 @@ RpcHandler = Callable[[str, bytes], bytes]
 """``(method, request JSON) -> response JSON``; raises :class:`HangarError` on failure."""
 EVENT_QUEUE = 4096
 """Events waiting for the connection (a long reply streams many small deltas)."""
+EVENT_BYTES = 8 * 1024 * 1024
+"""Bytes of events waiting for the connection (terminal output comes in 64 KiB chunks)."""
 
 
 class Connection(Protocol):
@@ -91,6 +96,8 @@ class DeviceSession:
         self._cancelled: set[int] = set()
         self._state: f.DeviceState = "online"
         self._events: asyncio.Queue[bytes] = asyncio.Queue(EVENT_QUEUE)
+        self._queued = 0
+        """Bytes of the frames in ``_events`` (changed on the loop only)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.loop = asyncio.get_running_loop()
         self.calls = 0
@@ -104,10 +111,18 @@ class DeviceSession:
             return
         self.loop.call_soon_threadsafe(self._offer, frame)
 
+    @property
+    def backlog(self) -> int:
+        """Bytes of events not yet handed to the connection (readable from any thread)."""
+        return self._queued
+
     def _offer(self, frame: bytes) -> None:
-        if self._events.full():
-            self._events.get_nowait()
+        while self._events.full() or (
+            self._queued + len(frame) > EVENT_BYTES and not self._events.empty()
+        ):
+            self._queued -= len(self._events.get_nowait())
         self._events.put_nowait(frame)
+        self._queued += len(frame)
 
     # -- the connection -------------------------------------------------------------------
     async def serve(self) -> None:
@@ -172,4 +187,7 @@ class DeviceSession:
     async def _send_events(self) -> None:
         while True:
             frame = await self._events.get()
-            await self.connection.send(frame)
+            try:
+                await self.connection.send(frame)
+            finally:
+                self._queued -= len(frame)

@@ -6,7 +6,9 @@ executor stops. A terminal is tied to the context it was opened for: reattaching
 from another context is refused, so a terminal opened for task A never serves task B
 (RW-255), while reattaching from A's own context gets A's terminal back, with the output
 kept meanwhile (RW-256). Output goes out as events through the executor's sink
-(:mod:`hangar.protocol.terminal`); the newest bytes stay in a ring for replays.
+(:mod:`hangar.protocol.terminal`); the newest bytes stay in a ring for replays. Output is
+held (the PTY is not read) while a page socket asks for it (``runtime.terminal.flow``) or
+while the sink is congested (a remote device's connection to the hub is behind).
 """
 
 from __future__ import annotations
@@ -102,13 +104,18 @@ class TerminalSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
     holds: dict[str, float] = field(default_factory=dict)
     """Page sockets that cannot take more output now, with when their hold expires."""
+    windows: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Page sockets' windows: the offset output may reach, and when the window expires."""
 
     def held(self) -> bool:
         now = time.monotonic()
         with self.lock:
             for holder in [h for h, until in self.holds.items() if until <= now]:
                 del self.holds[holder]
-            return bool(self.holds)
+            for holder in [h for h, (_, until) in self.windows.items() if until <= now]:
+                del self.windows[holder]
+            end = self.ring.end
+            return bool(self.holds) or any(limit <= end for limit, _ in self.windows.values())
 
     def same_context(self, context: ToolContext) -> bool:
         return (self.context.directory, self.context.local_task_id) == (
@@ -142,8 +149,12 @@ class TerminalService:
         sink: EventSink,
         environ: Mapping[str, str] | None = None,
         limit: int = MAX_TERMINALS,
+        congested: Callable[[], bool] = lambda: False,
     ) -> None:
+        """``congested()`` is true while the events already handed to ``sink`` have not
+        gone on (a remote device's connection is behind): no terminal reads its PTY then."""
         self.sink = sink
+        self.congested = congested
         self.environ = environ if environ is not None else os.environ
         self.limit = limit
         self._sessions: dict[str, TerminalSession] = {}
@@ -185,7 +196,7 @@ class TerminalService:
                 (request.cols, request.rows),
                 on_output=lambda data: self._output(session, data),
                 on_exit=lambda code: self._exited(session, code),
-                held=session.held,
+                held=lambda: session.held() or self.congested(),
             )
         except OSError as exc:
             raise TerminalStartError(f"cannot start {session.shell}: {exc.strerror}") from None
@@ -259,13 +270,19 @@ class TerminalService:
         return term.Accepted(terminal_id=request.terminal_id)
 
     def flow(self, request: term.TerminalFlow) -> term.Accepted:
-        """Hold or release the terminal's output for one page socket (backpressure)."""
+        """Hold or release the terminal's output for one page socket, and move its window
+        (backpressure; :class:`~hangar.protocol.terminal.TerminalFlow`)."""
         session = self._session(request.terminal_id)
+        until = time.monotonic() + term.FLOW_HOLD_SECONDS
         with session.lock:
             if request.paused:
-                session.holds[request.holder] = time.monotonic() + term.FLOW_HOLD_SECONDS
+                session.holds[request.holder] = until
             else:
                 session.holds.pop(request.holder, None)
+            if request.consumed is not None:
+                session.windows[request.holder] = (request.consumed + term.FLOW_WINDOW, until)
+            elif not request.paused:
+                session.windows.pop(request.holder, None)
         return term.Accepted(terminal_id=request.terminal_id)
 
     def replay(self, request: term.TerminalReplay) -> term.TerminalOutput:

@@ -2,7 +2,8 @@
 
 * **prepare** creates ``<root>/<worktreeId>/<repositoryName>`` (RW-197) with
   ``git worktree add --detach`` at the base branch's commit (see :mod:`.source`), records it
-  (``permanent`` when asked, RW-207), then runs automatic cleanup (RW-200);
+  (``permanent`` when asked, RW-207; a permanent one is registered at once as a project of
+  its own, RW-206), then runs automatic cleanup (RW-200);
 * **list** groups the records by repository, each with the LocalTasks that ran in it (RW-198);
 * **delete** archives the linked tasks, writes the snapshot ref, and only then removes the
   worktree through ``git worktree remove`` (RW-185/186/199); a failed snapshot keeps the
@@ -26,6 +27,7 @@ from typing import Any, Protocol
 import msgspec
 
 from hangar.errors import NotFoundError, UsageError
+from hangar.executor.projects import register_project
 from hangar.executor.trash import now_iso
 from hangar.executor.worktrees import policy, snapshot
 from hangar.executor.worktrees.errors import (
@@ -200,6 +202,8 @@ class WorktreeService:
             )
             with self.file.editing() as data:
                 data.worktrees[wid] = record
+            if permanent:  # listed while it exists (a removed one drops out, a restored returns)
+                register_project(self.home, target)
         view = self._view(record, self.tasks.in_directory(record.path))
         return {"worktree": view, "path": str(target), "pruned": self.prune(automatic=True)}
 

@@ -2,8 +2,8 @@
 
 The hub decodes a body once (the executor's request plus the device it goes to) and forwards
 it to ``runtime.worktrees.*`` on that device; worktree settings and records stay on the device
-(RW-190/191), so nothing here is stored. Deleting a worktree archives its tasks, so it
-publishes ``runtime.changed``.
+(RW-190/191), so nothing here is stored. Deleting a worktree archives its tasks, and a
+permanent worktree is a project of its own, so both publish ``runtime.changed``.
 """
 
 from __future__ import annotations
@@ -96,7 +96,10 @@ def prepare(body: DevicePrepareBody, ctx: Hub) -> dict[str, Any]:
         branch=body.branch,
         permanent=body.permanent,
     )
-    return _call(ctx, body.device_id, m.WORKTREES_PREPARE.name, request)
+    result = _call(ctx, body.device_id, m.WORKTREES_PREPARE.name, request)
+    if body.permanent:  # a project of its own from now on (RW-206): pages list it at once
+        ctx.events.publish(RUNTIME_CHANGED, {"deviceId": body.device_id, "reason": "project"})
+    return result
 
 
 @router.post(

@@ -55,6 +55,8 @@ CSRF_PREFIX = "csrf."
 OPEN_TIMEOUT = 10.0
 MAX_FRAME = 256 * 1024
 SETTLE = 1.0
+REPORT_EVERY = term.FLOW_WINDOW // 4
+"""The socket tells the device what it took each time this many more bytes went out."""
 """Seconds of quiet after output before the socket checks it missed nothing at the end."""
 
 
@@ -163,7 +165,8 @@ async def _serve(ctx: HubContext, ws: WebSocket) -> None:
     try:
         await ws.send_json({"type": "opened", **to_json(info)})
         start = frame.offset if info.reattached and frame.offset is not None else 0
-        pump = _Pump(ws, link, stream, info.terminal_id, start)
+        await flow.start(start)
+        pump = _Pump(ws, link, stream, info.terminal_id, start, flow)
         await pump.replay()
         if not info.running:
             await ws.send_json({"type": "exit", "exitCode": info.exit_code})
@@ -190,8 +193,11 @@ async def _run_both(*jobs: Any) -> None:
 
 
 class _Flow:
-    """Holds and releases the device's output for this socket, in order, one call at a time;
-    a hold is renewed while it lasts (the device lets an unrenewed hold expire)."""
+    """This socket's flow control on the device, one call at a time: the hold asked while
+    the socket's queue is long, and the window of output it took (``consumed``, reported at
+    open and then every :data:`REPORT_EVERY` bytes), so the device never has more than
+    :data:`~hangar.protocol.terminal.FLOW_WINDOW` bytes on the way to it. Both are renewed
+    while they last (the device lets an unrenewed one expire)."""
 
     def __init__(self, link: Any, terminal_id: str) -> None:
         self.link = link
@@ -199,32 +205,48 @@ class _Flow:
         self.holder = secrets.token_hex(8)
         self.wanted = False
         self.applied = False
+        self.consumed: int | None = None
+        self.reported: int | None = None
         self.changed = asyncio.Event()
 
     def want(self, held: bool) -> None:
         self.wanted = held
         self.changed.set()
 
+    def took(self, offset: int) -> None:
+        """The socket was sent the output up to ``offset``."""
+        self.consumed = offset
+        if self.reported is not None and offset - self.reported >= REPORT_EVERY:
+            self.changed.set()
+
+    async def start(self, offset: int) -> None:
+        """Open this socket's window at ``offset`` before any of its input reaches the shell."""
+        self.consumed = offset
+        await self._apply(False)
+
     async def _apply(self, held: bool) -> None:
-        request = term.TerminalFlow(terminal_id=self.terminal_id, holder=self.holder, paused=held)
+        consumed = self.consumed
+        request = term.TerminalFlow(
+            terminal_id=self.terminal_id, holder=self.holder, paused=held, consumed=consumed
+        )
         try:
             await asyncio.to_thread(self.link.call, m.TERMINAL_FLOW.name, request)
         except HangarError:
             return  # an executor without flow control: the relay's replay still covers
-        self.applied = held
+        self.applied, self.reported = held, consumed
 
     async def run(self) -> None:
         renew = term.FLOW_HOLD_SECONDS / 3
         while True:
+            lasting = self.applied or self.reported is not None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), renew if self.applied else None)
+                await asyncio.wait_for(self.changed.wait(), renew if lasting else None)
             self.changed.clear()
-            if self.wanted != self.applied or self.wanted:
-                await self._apply(self.wanted)
+            await self._apply(self.wanted)
 
     async def release(self) -> None:
-        if self.applied or self.wanted:
-            self.wanted = False
+        if self.applied or self.wanted or self.reported is not None:
+            self.wanted, self.consumed = False, None
             await self._apply(False)
 
 
@@ -232,12 +254,19 @@ class _Pump:
     """Sends one terminal's output to the socket in stream order, with no gap or repeat."""
 
     def __init__(
-        self, ws: WebSocket, link: Any, stream: TerminalStream, terminal_id: str, start: int
+        self,
+        ws: WebSocket,
+        link: Any,
+        stream: TerminalStream,
+        terminal_id: str,
+        start: int,
+        flow: _Flow,
     ) -> None:
         self.ws = ws
         self.link = link
         self.stream = stream
         self.terminal_id = terminal_id
+        self.flow = flow
         self.sent = start
         """The offset of the next byte the page has not been sent."""
 
@@ -263,6 +292,7 @@ class _Pump:
             self.sent = offset  # the bytes before were not kept: the notice said so
         await self.ws.send_bytes(data[self.sent - offset :])
         self.sent = end
+        self.flow.took(end)
 
     async def forward(self) -> None:
         settled = True
