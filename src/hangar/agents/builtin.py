@@ -53,6 +53,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cn",
         home=HomeSpec("CONTINUE_GLOBAL_DIR", (".continue",)),
         store="hangar.agents.continue_cli:ContinueStore",
+        live="hangar.localrun.providers.continue_cli:ContinueProvider",
         usage="hangar.agents.usage_rules:scan_openai_style",
         executables=("cn",),
     ),
