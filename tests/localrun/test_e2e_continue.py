@@ -43,9 +43,7 @@ def session_files(hub: SandboxHub) -> dict[str, dict[str, Any]]:
 
 
 def quit_cn(hub: SandboxHub, term: Any) -> None:
-    term.send("\x03")
-    term.read_available(0.5)
-    term.send("\x03")  # cn exits on a second Ctrl+C
+    type_like_a_person(term, "/exit", r"/exit")  # cn's own command: no timing, unlike Ctrl+C x2
     wait_screen(term, r"local run of HGR-\d+ finished", 60)
     assert term.process.wait(30) == 0
 
@@ -105,7 +103,9 @@ def test_cn_tool_checklist_clear_error_and_foreign_session(sandbox_hub: SandboxH
     wait_until(lambda: count(hub, run["id"], "final", 3), 90, "the third final", detail=diagnose)
     type_like_a_person(term, "fail please", r"fail please")
     wait_screen(term, r"the fake model refuses", 60)
-    wait_until(lambda: count(hub, run["id"], "user_input", 4), 30, "the last input", detail=diagnose)
+    wait_until(
+        lambda: count(hub, run["id"], "user_input", 4), 30, "the last input", detail=diagnose
+    )
     quit_cn(hub, term)
     messages = hub.messages(run["id"])
 
@@ -155,3 +155,53 @@ def test_cn_tool_checklist_clear_error_and_foreign_session(sandbox_hub: SandboxH
     assert (final_run["status"], final_run["exitCode"]) == ("completed", 0)
     assert final_run["usage"][0]["provider"] == "continue"
     assert final_run["usage"][0]["model"] == "fake-model"
+
+
+def test_cn_resume_starts_at_the_session_end_and_the_hook_leaves_no_trace(
+    sandbox_hub: SandboxHub,
+) -> None:
+    """LR-179, LR-125 with the real cn: ``cn --resume`` continues the last session; the run
+    reports only what it adds (the notice's baseline), and the Bash tool's environment
+    carries neither the hook's variables nor its ``--require``."""
+    hub = sandbox_hub
+    hub.sandbox.load(
+        scenario_from_dict(
+            {
+                "name": "cn-resume",
+                "turns": [
+                    {"text": "First run answer."},
+                    {"shell": "env > env.txt"},
+                    {"text": "Resumed answer."},
+                ],
+            }
+        )
+    )
+    env = {**hub.agent_env("cn"), "TMPDIR": str(hub.root / "tmp"), "NODE_OPTIONS": "--no-warnings"}
+    done = hub.sandbox.run(
+        in_dir(hub.work, [*cn_args(hub), "-p", "earlier work"]), cwd="/", env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (earlier,) = session_files(hub)
+    issue = hub.ok("POST", "/api/issues", {"title": "Resume continue"})
+    term = hub.hangar_run(issue["key"], cn_args(hub, "--resume"), env)
+    wait_screen(term, PROMPT, 120)
+    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
+    type_like_a_person(term, "RUN: env > env.txt", r"RUN: env > env\.txt")
+    wait_until(lambda: count(hub, run["id"], "final", 1), 90, "the final")
+    quit_cn(hub, term)
+    messages = hub.messages(run["id"])
+
+    assert [(m["type"], m.get("tool")) for m in messages] == [
+        ("user_input", None),
+        ("tool_use", "Bash"),
+        ("tool_result", "Bash"),
+        ("final", None),
+    ]
+    assert {m["input"]["session_id"] for m in messages} == {earlier}
+    assert messages[0]["content"] == "RUN: env > env.txt"
+    assert ":entry:2:" in messages[0]["sourceKey"]  # after the earlier run's two entries
+    assert "earlier work" not in json.dumps(messages)
+    child_env = (hub.work / "env.txt").read_text()
+    assert "HANGAR_CN_" not in child_env and "continue_session_hook" not in child_env
+    assert "NODE_OPTIONS=--no-warnings\n" in child_env  # the user's own value, as given
+    assert "HANGAR_RUN_ID=" in child_env
