@@ -17,8 +17,8 @@ def user(text: str) -> dict[str, Any]:
 
 
 def call(call_id: str, command: str, status: str, output: str | None = None) -> dict[str, Any]:
-    tool_call = {"id": call_id, "type": "function",
-                 "function": {"name": "Bash", "arguments": json.dumps({"command": command})}}  # fmt: skip
+    function = {"name": "Bash", "arguments": json.dumps({"command": command})}
+    tool_call = {"id": call_id, "type": "function", "function": function}
     state: dict[str, Any] = {"toolCallId": call_id, "toolCall": tool_call, "status": status}
     if output is not None:
         state["output"] = [{"content": output, "name": "Tool Result"}]
@@ -81,15 +81,22 @@ def test_an_entry_that_gains_its_tool_result_keeps_its_name(tmp_path: Path) -> N
     assert files.reader.read().messages == []  # no notice, nothing new
 
 
-def test_a_rewound_history_reports_the_new_input_under_a_new_name(tmp_path: Path) -> None:
-    """LR-160: a history rewritten at a position (a rewind) is not taken for the old entry."""
+def test_a_rewritten_history_is_read_on_from_its_new_end(tmp_path: Path) -> None:
+    """LR-160, LR-179: a save that changes what was read (a rewind, or a pick in ``/resume``,
+    which cn copies into the current file) is history: only later entries are reported, under
+    names the old entries at those positions never had."""
     files = Files(tmp_path)
     files.save([user("first"), answer("One.")], baseline=0)
     first = files.reader.read().messages
-    files.save([user("second"), answer("Two.")])
-    second = files.reader.read().messages
-    assert [(m.type, m.content) for m in second] == [("user_input", "second"), ("final", "Two.")]
-    assert {m.source_key for m in first}.isdisjoint(m.source_key for m in second)
+    files.save([user("picked earlier"), answer("Earlier.")])  # the picked session's history
+    assert files.reader.read().messages == []
+    files.save([user("picked earlier"), answer("Earlier."), user("after the pick")])
+    files.save([user("picked earlier")])  # a rewind to the first entry
+    assert files.reader.read().messages == []
+    files.save([user("picked earlier"), user("again"), answer("Two.")])
+    again = files.reader.read().messages
+    assert [(m.type, m.content) for m in again] == [("user_input", "again"), ("final", "Two.")]
+    assert {m.source_key for m in first}.isdisjoint(m.source_key for m in again)
 
 
 def test_baseline_slash_commands_and_partial_writes(tmp_path: Path) -> None:

@@ -42,6 +42,11 @@ def session_files(hub: SandboxHub) -> dict[str, dict[str, Any]]:
     }
 
 
+def shows_since(term: Any, start: int, text: str) -> bool | None:
+    term.read_available(0.2)
+    return text in screen_text(bytes(term.output[start:])) or None
+
+
 def quit_cn(hub: SandboxHub, term: Any) -> None:
     type_like_a_person(term, "/exit", r"/exit")  # cn's own command: no timing, unlike Ctrl+C x2
     wait_screen(term, r"local run of HGR-\d+ finished", 60)
@@ -205,3 +210,63 @@ def test_cn_resume_starts_at_the_session_end_and_the_hook_leaves_no_trace(
     assert "HANGAR_CN_" not in child_env and "continue_session_hook" not in child_env
     assert "NODE_OPTIONS=--no-warnings\n" in child_env  # the user's own value, as given
     assert "HANGAR_RUN_ID=" in child_env
+
+
+def test_cn_session_picked_in_resume_is_read_on_from_its_end(sandbox_hub: SandboxHub) -> None:
+    """LR-179 with the real cn: after a pick in ``/resume`` the run goes on with the picked
+    conversation from where it was. cn 1.5.47 copies the picked history into the current
+    session's file (the picked file stays as it was): that copy is read as history, and
+    only what follows is reported."""
+    hub = sandbox_hub
+    hub.sandbox.load(
+        scenario_from_dict(
+            {
+                "name": "cn-pick",
+                "turns": [
+                    {"text": "Earlier answer."},
+                    {"text": "New session answer."},
+                    {"text": "Picked session answer."},
+                ],
+            }
+        )
+    )
+    env = {**hub.agent_env("cn"), "TMPDIR": str(hub.root / "tmp")}
+    done = hub.sandbox.run(
+        in_dir(hub.work, [*cn_args(hub), "-p", "earlier work"]), cwd="/", env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (earlier,) = session_files(hub)
+    issue = hub.ok("POST", "/api/issues", {"title": "Pick a session"})
+    term = hub.hangar_run(issue["key"], cn_args(hub), env)
+    wait_screen(term, PROMPT, 120)
+    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
+    type_like_a_person(term, "hello there", r"hello there")
+    wait_until(lambda: count(hub, run["id"], "final", 1), 90, "the first final")
+    type_like_a_person(term, "/resume", r"/resume")
+    wait_screen(term, r"Recent Sessions[\s\S]*Untitled Session", 30)  # the current one first
+    start = len(term.output)
+    term.send("\x1b[B")  # down to the earlier session: its preview shows
+    wait_until(lambda: shows_since(term, start, "earlier work"), 30, "the earlier preview")
+    start = len(term.output)
+    term.send("\r")
+    # the preview showed this text already: only output after Enter tells the picker closed
+    wait_until(lambda: shows_since(term, start, "Ask anything"), 30, "the picked session")
+    type_like_a_person(term, "after the pick", r"after the pick")
+    wait_until(lambda: count(hub, run["id"], "final", 2), 90, "the second final")
+    quit_cn(hub, term)
+    messages = hub.messages(run["id"])
+
+    assert [(m["type"], m["content"]) for m in messages] == [
+        ("user_input", "hello there"),
+        ("final", "New session answer."),
+        ("user_input", "after the pick"),
+        ("final", "Picked session answer."),
+    ]
+    (current,) = {m["input"]["session_id"] for m in messages}
+    assert current != earlier
+    assert ":entry:2:" in messages[2]["sourceKey"]  # after the picked session's two entries
+    assert "earlier work" not in json.dumps(messages)
+    files = session_files(hub)
+    assert [h["message"]["content"] for h in files[current]["history"]] == [
+        "earlier work", "Earlier answer.", "after the pick", "Picked session answer."
+    ]  # fmt: skip

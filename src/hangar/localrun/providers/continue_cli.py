@@ -3,8 +3,9 @@
 Source (LR-174, LR-176): cn 1.5.47 has no event stream a TUI can share (``cn serve`` is a
 headless server whose remote TUI the CLI does not start), no hook it fires and no option
 naming the session it writes; it saves each session as ``<Continue home>/sessions/<id>.json``
-(``$CONTINUE_GLOBAL_DIR`` or ``~/.continue``), a new id after ``/clear``, another file after a
-pick in ``/resume``. So hangar gives the ``cn`` process a session hook: Node loads
+(``$CONTINUE_GLOBAL_DIR`` or ``~/.continue``), a new id after ``/clear`` (and a pick in
+``/resume`` rewrites the current file with the picked history, see :mod:`.continue_events`).
+So hangar gives the ``cn`` process a session hook: Node loads
 ``continue_session_hook.cjs`` (``NODE_OPTIONS=--require …``), which appends one JSON line to
 a run-private notice file after each write of a session file by *that* process. The reader
 (:mod:`.continue_events`) follows exactly the sessions named there (LR-181), several per run

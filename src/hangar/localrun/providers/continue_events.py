@@ -9,9 +9,12 @@ wrote it: those belong to an earlier run (a resumed session) and are never repor
 A session file (``sessions/<id>.json``) is rewritten whole on each save: ``{sessionId,
 history: [{message{role, content, toolCalls?, usage?}, toolCallStates?, conversationSummary?}],
 …}``; system entries are dropped by cn on save. Entries have no ids of their own, so an entry
-is named by its position *and* a digest of what it says (role, text, tool call ids): a history
-rewritten by a rewind or a compaction gets new names where it changed, and an entry that only
-gains tool results keeps its name. Mapping:
+is named by its position *and* a digest of what it says (role, text, tool call ids); an entry
+that only gains tool results keeps its name. A save that changes entries already read is a
+rewrite — a rewind, a compaction, or a pick in ``/resume`` (cn 1.5.47 copies the picked
+history into the *current* session's file and leaves the picked file as it was): what the
+file holds then is history, not new work, and the session is read on from its new end (the
+entries of a later save get new names where positions repeat). Mapping:
 
 - user entry → ``user_input`` (a bare slash command: nothing, and its turn gets no final; with
   arguments: ``command``/``commentable``, LR-164);
@@ -117,10 +120,11 @@ class SessionMapper:
                 _digest(_map(e.get("message"))) for e in history[: self.settled]
             ]
         digests = [_digest(_map(e.get("message"))) for e in history[: self.settled]]
-        if digests != self.settled_digests:  # rewound or compacted: read it again by content
-            self.settled = min(self.baseline, len(history))
-            self.settled_digests = digests[: self.settled]
+        if digests != self.settled_digests:  # rewritten: what it holds now is not new work
+            self.baseline = self.settled = len(history)
+            self.settled_digests = _digests(history)
             self.settled_turn = _Turn()
+            return out
         turn = _Turn(self.settled_turn.key, self.settled_turn.commentable)
         advancing = True
         for index in range(self.settled, len(history)):
