@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hangar.agents.acp_client import AcpClient, AcpError
 from hangar.testing.agent_clis import CLIS
 from hangar.testing.agent_runs import AgentRun, AgentSandbox
 from hangar.testing.scenarios import Workspace, scenario_from_dict
@@ -68,3 +69,33 @@ def test_gemini_writes_the_session_named_by_session_id(agent_sandbox: AgentSandb
     assert [p.name.endswith(f"-{SESSION[:8]}.jsonl") for p in chats] == [True]
     first = json.loads(chats[0].read_text().splitlines()[0])
     assert first["sessionId"] == SESSION and first["kind"] == "main"
+
+
+def test_gemini_acp_mode_runs_offline(agent_sandbox: AgentSandbox) -> None:
+    """``gemini --acp`` over hangar's ACP client: the session a provider would drive — a
+    `RUN:` prompt ends its turn after a completed `execute` tool call (the command really
+    ran) and the reply's text chunks; a failed model request fails the prompt with the
+    model's message."""
+    box = agent_sandbox
+    turns = [{"shell": "echo hi > marker.txt"}, {"text": "Done: the command ran."},
+             {"error": {"status": 400, "message": "the fake model refuses"}}]  # fmt: skip
+    box.sandbox.load(scenario_from_dict({"name": "gemini-acp", "turns": turns}))
+    work = box.workspace("projects/gemini-acp", Workspace())
+    client = AcpClient(box.spawn("gemini", ["--acp", "--yolo"], cwd=work), timeout=90)
+    try:
+        assert client.initialize()["protocolVersion"] == 1
+        session = client.new_session(str(work))
+        done = client.prompt(session, "RUN: echo hi > marker.txt")
+        updates = [u["update"] for u in done.updates]
+        with pytest.raises(AcpError, match="the fake model refuses"):
+            client.prompt(session, "fail please")
+    finally:
+        client.close()
+    assert done.stop_reason == "end_turn"
+    assert (box.host(work) / "marker.txt").read_text() == "hi\n"
+    tools = [u for u in updates if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+    assert tools[-1]["kind"] == "execute" and tools[-1]["status"] == "completed"
+    said = "".join(
+        u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"
+    )
+    assert said == "Done: the command ran."
