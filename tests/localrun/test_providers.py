@@ -23,6 +23,7 @@ from hangar.localrun.providers.codex_events import (
     inject_developer_instructions,
 )
 from hangar.localrun.providers.continue_cli import ContinueProvider
+from hangar.localrun.providers.copilot import CopilotProvider
 from hangar.localrun.providers.cursor import CursorProvider
 from hangar.localrun.providers.opencode import OpenCodeProvider
 from hangar.localrun.providers.registry import executable_name, provider_for, register_provider
@@ -57,9 +58,10 @@ def test_provider_is_picked_by_executable_basename() -> None:
     assert provider_for("/opt/bin/codex") is CodexProvider
     assert provider_for("claude.exe") is ClaudeProvider
     assert provider_for("/usr/local/bin/cn") is ContinueProvider
+    assert provider_for("copilot") is CopilotProvider
     assert executable_name("/x/y/claude.exe") == "claude"
     with pytest.raises(
-        UsageError, match="supported: agy, antigravity, claude, cn, codex, cursor-agent"
+        UsageError, match="supported: agy, antigravity, claude, cn, codex, copilot, cursor-agent"
     ):
         provider_for("aider")
 
@@ -97,6 +99,12 @@ def test_flags_hangar_owns_are_refused(provider: type[Provider], args: list[str]
         (ContinueProvider, ["cn", "-p", "hi"], "without its TUI"),
         (ContinueProvider, ["cn", "--format=json"], "without its TUI"),
         (ContinueProvider, ["cn", "serve"], "runs no TUI"),
+        (CopilotProvider, ["copilot", "-p", "hi"], "without its TUI"),
+        (CopilotProvider, ["copilot", "--acp"], "without its TUI"),
+        (CopilotProvider, ["copilot", "--continue"], "follows exactly one session"),
+        (CopilotProvider, ["copilot", "--resume"], "follows exactly one session"),
+        (CopilotProvider, ["copilot", "--resume=../x"], "follows exactly one session"),
+        (CopilotProvider, ["copilot", "--session-id"], "needs a session id"),
     ],
 )
 def test_forms_no_provider_can_follow_are_refused(

@@ -72,6 +72,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Cp",
         home=HomeSpec("COPILOT_HOME", (".copilot",)),
         store="hangar.agents.copilot:CopilotStore",
+        live="hangar.localrun.providers.copilot:CopilotProvider",
         usage="hangar.agents.usage_rules:scan_openai_style",
         executables=("copilot",),
     ),

@@ -1,6 +1,6 @@
 """How each real agent CLI is configured, invoked and read back in the sandbox.
 
-One :class:`AgentCli` per pinned CLI (codex, claude, opencode, cn, gemini), holding
+One :class:`AgentCli` per pinned CLI (codex, claude, opencode, cn, gemini, copilot), holding
 only facts about that CLI: where its config goes under the sandbox ``HOME``, its environment,
 the one-shot command (and how to continue a session), how stdin must be given, how to find the
 session id and which files form its own store. The binaries come from the pinned npm install in
@@ -296,6 +296,33 @@ class Gemini(AgentCli):
         return [(homes.home / ".gemini" / "tmp", "**/chats/*.json*")]
 
 
+class Copilot(AgentCli):
+    """Copilot CLI in its offline mode with a custom (BYOK) Chat Completions provider."""
+
+    name, binary = "copilot", "copilot"
+
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".copilot"
+
+    def env(self, homes: Homes, base_url: str) -> dict[str, str]:
+        return {
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": f"{base_url}/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": "fake-model",
+            "COPILOT_AUTO_UPDATE": "false",
+            "TMPDIR": str(homes.tmp),
+        }
+
+    def invocation(self, prompt: str, session: str | None, homes: Homes) -> Invocation:
+        resume = [f"--resume={session}"] if session else []
+        return Invocation([self.executable(), *resume, "-p", prompt, "--allow-all-tools"], None)
+
+    def store_globs(self, homes: Homes) -> list[tuple[PurePosixPath, str]]:
+        return [(homes.home / ".copilot" / "session-state", "**/events.jsonl")]
+
+
 CLIS: dict[str, AgentCli] = {
-    cli.name: cli for cli in (Codex(), Claude(), OpenCode(), Continue(), Gemini())
+    cli.name: cli for cli in (Codex(), Claude(), OpenCode(), Continue(), Gemini(), Copilot())
 }
