@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hangar.localrun.providers.continue_events import ContinueSessions
+from hangar.localrun.providers.continue_cli_events import ContinueSessions
 
 SID = "5d020d48-c996-4221-b78b-9c588ec6643d"
 

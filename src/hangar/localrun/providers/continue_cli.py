@@ -4,11 +4,11 @@ Source (LR-174, LR-176): cn 1.5.47 has no event stream a TUI can share (``cn ser
 headless server whose remote TUI the CLI does not start), no hook it fires and no option
 naming the session it writes; it saves each session as ``<Continue home>/sessions/<id>.json``
 (``$CONTINUE_GLOBAL_DIR`` or ``~/.continue``), a new id after ``/clear`` (and a pick in
-``/resume`` rewrites the current file with the picked history, see :mod:`.continue_events`).
+``/resume`` rewrites the current file with the picked history, see :mod:`.continue_cli_events`).
 So hangar gives the ``cn`` process a session hook: Node loads
 ``continue_session_hook.cjs`` (``NODE_OPTIONS=--require …``), which appends one JSON line to
 a run-private notice file after each write of a session file by *that* process. The reader
-(:mod:`.continue_events`) follows exactly the sessions named there (LR-181), several per run
+(:mod:`.continue_cli_events`) follows exactly the sessions named there (LR-181), several per run
 (LR-180); a cn started in another terminal has no hook and its sessions are never named
 (LR-173). The hook takes its variables out of the environment at once, so what cn starts
 (the Bash tool, a node script) runs with the run's environment unchanged (LR-125).
@@ -30,7 +30,7 @@ from pathlib import Path
 from hangar.agents.registry import agents
 from hangar.errors import UsageError
 from hangar.localrun.providers.base import DiscussionHooks
-from hangar.localrun.providers.continue_events import ContinueSessions
+from hangar.localrun.providers.continue_cli_events import ContinueSessions
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 
 HOOK = "continue_session_hook.cjs"
