@@ -59,7 +59,7 @@ class Files:
 
 
 def test_an_entry_that_gains_its_tool_result_keeps_its_name(tmp_path: Path) -> None:
-    """LR-160, LR-166: positions plus content name entries; a tool call reported while it
+    """LR-160, LR-166, LR-170: positions plus content name entries; a tool call reported while it
     runs is not reported again when its result lands; the reply is the turn's final."""
     files = Files(tmp_path)
     files.save([user("RUN: ls"), call("call_1", "ls", "generated")], baseline=0)
@@ -100,7 +100,7 @@ def test_a_rewritten_history_is_read_on_from_its_new_end(tmp_path: Path) -> None
 
 
 def test_baseline_slash_commands_and_partial_writes(tmp_path: Path) -> None:
-    """LR-179, LR-164: a resumed file's earlier entries are never reported; a bare slash
+    """LR-179, LR-164, LR-165: a resumed file's earlier entries are never reported; a bare slash
     command is no input and its turn gets no final; one with arguments is a command; a file
     caught mid-write is read again at the next notice."""
     files = Files(tmp_path)

@@ -21,7 +21,7 @@ def kinds(reader: CopilotReader) -> list[tuple[str, str]]:
 
 
 def test_slash_commands_finals_and_resume_from_the_end(tmp_path: Path) -> None:
-    """LR-164, LR-166, LR-179: a bare slash command is no input and its reply no final; one
+    """LR-164, LR-165, LR-179: a bare slash command is no input and its reply no final; one
     with arguments is a command; a resumed log is read from its end."""
     log = tmp_path / "events.jsonl"
     log.write_text(

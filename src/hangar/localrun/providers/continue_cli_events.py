@@ -19,7 +19,7 @@ entries of a later save get new names where positions repeat). Mapping:
 - user entry → ``user_input`` (a bare slash command: nothing, and its turn gets no final; with
   arguments: ``command``/``commentable``, LR-164);
 - assistant text → ``text``; the text of an entry without tool calls ends the turn: ``final``
-  when the turn is commentable (LR-166);
+  when the turn is commentable (LR-167, LR-170);
 - assistant ``toolCalls`` → ``tool_use`` with cn's tool name (``Bash``, ``Read``, …); a
   ``Checklist`` call carries ``input.checklist`` when its ledger commits it (CL rules);
 - ``toolCallStates`` done / errored / canceled → ``tool_result`` (its ``output`` texts);
