@@ -325,3 +325,39 @@ def test_a_stalled_turn_is_never_answered_and_a_delayed_one_pauses_mid_stream(
     text = delayed.getresponse().read().decode()
     assert clock.monotonic() - started >= 1.0
     assert text.count("response.output_text.delta") >= 3 and "response.completed" in text
+
+
+def test_gemini_routes_stream_the_shell_call_answer_json_and_errors(
+    fake_model: FakeModelServer,
+) -> None:
+    """The Gemini API as Gemini CLI speaks it: a shell turn is one `functionCall` part to the
+    offered `run_shell_command` (schema from `parametersJsonSchema`), the last chunk carries
+    `finishReason` and usage; `generateContent` answers one JSON; an error has Google's
+    shape; the API key header is redacted."""
+    schema = {"type": "object", "properties": {"command": {"type": "string"}}}
+    shell = {
+        "name": "run_shell_command",
+        "parametersJsonSchema": {**schema, "required": ["command"]},
+    }
+    body = {"contents": [{"role": "user", "parts": [{"text": "RUN: ls"}]}],
+            "tools": [{"functionDeclarations": [shell]}]}  # fmt: skip
+    load(fake_model, {"shell": "ls"}, {"text": "Listed the files."}, {"error": {"status": 429,
+         "message": "slow down"}})  # fmt: skip
+    path = "/v1beta/models/fake-model:streamGenerateContent?alt=sse"
+    status, payload = post(fake_model, path, body, headers={"x-goog-api-key": "secret-key"})
+    chunks = sse(payload)
+    assert status == 200
+    (call,) = [p["functionCall"] for c in chunks for p in c["candidates"][0]["content"]["parts"]]
+    assert (call["name"], call["args"]) == ("run_shell_command", {"command": "ls"})
+    assert chunks[-1]["candidates"][0]["finishReason"] == "STOP"
+    assert chunks[-1]["usageMetadata"]["promptTokenCount"] == 11
+    status, payload = post(fake_model, "/v1beta/models/fake-model:generateContent", body)
+    answer = json.loads(payload)
+    assert status == 200
+    assert answer["candidates"][0]["content"]["parts"] == [{"text": "Listed the files."}]
+    status, payload = post(fake_model, path, body)
+    assert (status, json.loads(payload)["error"]["status"]) == (429, "RESOURCE_EXHAUSTED")
+    entries = log(fake_model)
+    assert [e["api"] for e in entries] == ["gemini-stream", "gemini", "gemini-stream"]
+    assert entries[0]["tools"] == ["run_shell_command"]
+    assert "secret-key" not in fake_model.request_log.read_text()

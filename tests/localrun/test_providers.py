@@ -22,6 +22,8 @@ from hangar.localrun.providers.codex_events import (
     CodexEventMapper,
     inject_developer_instructions,
 )
+from hangar.localrun.providers.continue_cli import ContinueProvider
+from hangar.localrun.providers.copilot import CopilotProvider
 from hangar.localrun.providers.cursor import CursorProvider
 from hangar.localrun.providers.opencode import OpenCodeProvider
 from hangar.localrun.providers.registry import executable_name, provider_for, register_provider
@@ -55,9 +57,11 @@ def test_provider_is_picked_by_executable_basename() -> None:
     """LR-122/LR-123: one registry; basename(args[0]) minus .exe chooses the provider."""
     assert provider_for("/opt/bin/codex") is CodexProvider
     assert provider_for("claude.exe") is ClaudeProvider
+    assert provider_for("/usr/local/bin/cn") is ContinueProvider
+    assert provider_for("copilot") is CopilotProvider
     assert executable_name("/x/y/claude.exe") == "claude"
     with pytest.raises(
-        UsageError, match="supported: agy, antigravity, claude, codex, cursor-agent"
+        UsageError, match="supported: agy, antigravity, claude, cn, codex, copilot, cursor-agent"
     ):
         provider_for("aider")
 
@@ -72,6 +76,7 @@ def test_provider_is_picked_by_executable_basename() -> None:
         (ClaudeProvider, ["claude", "--settings", "x.json"]),
         (ClaudeProvider, ["claude", "--settings=x.json"]),
         (OpenCodeProvider, ["opencode", "--port", "4096"]),
+        (ContinueProvider, ["cn", "--fork", "5d020d48-c996-4221-b78b-9c588ec6643d"]),
     ],
 )
 def test_flags_hangar_owns_are_refused(provider: type[Provider], args: list[str]) -> None:
@@ -91,6 +96,15 @@ def test_flags_hangar_owns_are_refused(provider: type[Provider], args: list[str]
         (CursorProvider, ["cursor-agent", "ls"], "runs no TUI"),
         (CursorProvider, ["cursor-agent", "--resume"], "needs the chat id"),
         (CursorProvider, ["cursor-agent", "--resume=../x"], "needs the chat id"),
+        (ContinueProvider, ["cn", "-p", "hi"], "without its TUI"),
+        (ContinueProvider, ["cn", "--format=json"], "without its TUI"),
+        (ContinueProvider, ["cn", "serve"], "runs no TUI"),
+        (CopilotProvider, ["copilot", "-p", "hi"], "without its TUI"),
+        (CopilotProvider, ["copilot", "--acp"], "without its TUI"),
+        (CopilotProvider, ["copilot", "--continue"], "follows exactly one session"),
+        (CopilotProvider, ["copilot", "--resume"], "follows exactly one session"),
+        (CopilotProvider, ["copilot", "--resume=../x"], "follows exactly one session"),
+        (CopilotProvider, ["copilot", "--session-id"], "needs a session id"),
     ],
 )
 def test_forms_no_provider_can_follow_are_refused(

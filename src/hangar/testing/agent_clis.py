@@ -1,6 +1,6 @@
 """How each real agent CLI is configured, invoked and read back in the sandbox.
 
-One :class:`AgentCli` per pinned CLI (codex, claude, opencode, cn), holding
+One :class:`AgentCli` per pinned CLI (codex, claude, opencode, cn, gemini, copilot), holding
 only facts about that CLI: where its config goes under the sandbox ``HOME``, its environment,
 the one-shot command (and how to continue a session), how stdin must be given, how to find the
 session id and which files form its own store. The binaries come from the pinned npm install in
@@ -259,4 +259,70 @@ models:
         return [(homes.home / ".continue" / "sessions", "*.json")]
 
 
-CLIS: dict[str, AgentCli] = {cli.name: cli for cli in (Codex(), Claude(), OpenCode(), Continue())}
+class Gemini(AgentCli):
+    """Gemini CLI with an API key, its ``@google/genai`` client pointed at the fake model's
+    Gemini routes (``GOOGLE_GEMINI_BASE_URL``); the model named in its settings, so no
+    routing classifier request is made."""
+
+    name, binary = "gemini", "gemini"
+
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".gemini"
+
+    def config_files(self, homes: Homes, base_url: str) -> dict[PurePosixPath, str]:
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "model": {"name": "fake-model"},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        }
+        return {homes.home / ".gemini" / "settings.json": json.dumps(settings, indent=2)}
+
+    def env(self, homes: Homes, base_url: str) -> dict[str, str]:
+        return {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": base_url,
+                "TMPDIR": str(homes.tmp)}  # fmt: skip
+
+    def invocation(self, prompt: str, session: str | None, homes: Homes) -> Invocation:
+        resume = ["--resume", session] if session else []
+        argv = [self.executable(), *resume, "--yolo", "--skip-trust", "-o", "stream-json",
+                "-p", prompt]  # fmt: skip
+        return Invocation(argv, None)
+
+    def session_id(self, events: Sequence[Mapping[str, Any]], store: Sequence[Path]) -> str | None:
+        return next((str(e["session_id"]) for e in events if e.get("session_id")), None)
+
+    def store_globs(self, homes: Homes) -> list[tuple[PurePosixPath, str]]:
+        return [(homes.home / ".gemini" / "tmp", "**/chats/*.json*")]
+
+
+class Copilot(AgentCli):
+    """Copilot CLI in its offline mode with a custom (BYOK) Chat Completions provider."""
+
+    name, binary = "copilot", "copilot"
+
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".copilot"
+
+    def env(self, homes: Homes, base_url: str) -> dict[str, str]:
+        return {
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": f"{base_url}/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": "fake-model",
+            "COPILOT_AUTO_UPDATE": "false",
+            "TMPDIR": str(homes.tmp),
+        }
+
+    def invocation(self, prompt: str, session: str | None, homes: Homes) -> Invocation:
+        resume = [f"--resume={session}"] if session else []
+        return Invocation([self.executable(), *resume, "-p", prompt, "--allow-all-tools"], None)
+
+    def store_globs(self, homes: Homes) -> list[tuple[PurePosixPath, str]]:
+        return [(homes.home / ".copilot" / "session-state", "**/events.jsonl")]
+
+
+CLIS: dict[str, AgentCli] = {
+    cli.name: cli for cli in (Codex(), Claude(), OpenCode(), Continue(), Gemini(), Copilot())
+}

@@ -2,7 +2,9 @@
 
 Routes: ``POST /v1/responses`` (OpenAI Responses), ``POST /v1/chat/completions`` (Chat
 Completions), ``POST /v1/messages`` (Anthropic Messages; any query such as ``?beta=true`` is
-ignored), ``POST /v1/messages/count_tokens`` and ``GET /v1/models``. Turns are streamed as
+ignored), ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and the Gemini API's
+``POST /v1beta/models/<model>:streamGenerateContent|generateContent``
+(:mod:`hangar.testing.wire_gemini`). Turns are streamed as
 SSE (no ``Content-Length``; the connection closes after the stream); a Chat Completions request
 without ``stream: true`` gets one JSON ``chat.completion`` instead. Anything else is a clear
 4xx: unknown route 404, wrong method 405, bad JSON or a missing field 400.
@@ -38,6 +40,13 @@ from hangar.testing.model_reply import MODEL, Reply, SseEvent, ToolUse
 from hangar.testing.scenarios import EXHAUSTED_TEXT, Scenario, with_path_from
 from hangar.testing.tool_mapping import NoToolForRole, OfferedTool, resolve_call
 from hangar.testing.wire_anthropic import anthropic_error, messages_stream
+from hangar.testing.wire_gemini import (
+    gemini_error,
+    gemini_response,
+    gemini_route,
+    gemini_stream,
+    gemini_tools,
+)
 from hangar.testing.wire_openai import (
     chat_completion,
     chat_stream,
@@ -52,8 +61,21 @@ ROUTES = {
     "/v1/messages/count_tokens": "count_tokens",
     "/v1/models": "models",
 }
-SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
-CONVERSATION_KEY = {"responses": "input", "chat": "messages", "messages": "messages"}
+SECRET_HEADERS = {
+    "authorization",
+    "x-api-key",
+    "x-goog-api-key",
+    "api-key",
+    "proxy-authorization",
+    "cookie",
+}
+CONVERSATION_KEY = {
+    "responses": "input",
+    "chat": "messages",
+    "messages": "messages",
+    "gemini": "contents",
+    "gemini-stream": "contents",
+}
 CWD_PATTERNS = (
     re.compile(r"<cwd>([^<]+)</cwd>"),
     re.compile(r"Primary working directory: (\S+)"),
@@ -69,6 +91,8 @@ class RequestRejected(Exception):
 
 def offered_tools(api: str, body: Mapping[str, Any]) -> list[OfferedTool]:
     """The request's tools, normalized to (name, JSON schema) across the three APIs."""
+    if api.startswith("gemini"):
+        return gemini_tools(body)
     tools = []
     for raw in body.get("tools") or []:
         if not isinstance(raw, Mapping):
@@ -226,6 +250,9 @@ class _Handler(BaseHTTPRequestHandler):
         seq = self.fake.next_seq()
         route = urlsplit(self.path).path.rstrip("/")
         api = ROUTES.get(route)
+        gemini = gemini_route(route)
+        if gemini is not None:
+            api = "gemini-stream" if gemini[1] else "gemini"
         headers = {
             k.lower(): ("REDACTED" if k.lower() in SECRET_HEADERS else v)
             for k, v in self.headers.items()
@@ -323,8 +350,8 @@ class _Handler(BaseHTTPRequestHandler):
         key = CONVERSATION_KEY[api]
         if not isinstance(body.get(key), list | str):
             raise RequestRejected(400, f"fake model: missing field `{key}`")
-        streamed = body.get("stream") is True
-        if not streamed and api != "chat":
+        streamed = body.get("stream") is True or api == "gemini-stream"
+        if not streamed and api not in ("chat", "gemini"):
             raise RequestRejected(400, "fake model: only streamed requests (stream: true)")
         entry["tools"] = [tool.name for tool in offered_tools(api, body)]
         try:
@@ -344,6 +371,9 @@ class _Handler(BaseHTTPRequestHandler):
             return responses_stream(reply)
         if api == "chat":
             return chat_stream(reply) if streamed else chat_completion(reply)
+        if api.startswith("gemini"):
+            model = (gemini_route(urlsplit(self.path).path) or (MODEL, False))[0]
+            return gemini_stream(reply, model) if streamed else gemini_response(reply, model)
         return messages_stream(reply, str(body.get("model") or MODEL))
 
     def _send_sse(self, events: list[SseEvent], pause: float = 0.0) -> None:
@@ -374,6 +404,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_error(self, api: str | None, rejected: RequestRejected) -> None:
         if api in ("messages", "count_tokens"):
             payload = anthropic_error(rejected.status, str(rejected))
+        elif api is not None and api.startswith("gemini"):
+            payload = gemini_error(rejected.status, str(rejected))
         else:
             payload = openai_error(rejected.status, str(rejected))
         self._send_json(rejected.status, payload)

@@ -41,7 +41,7 @@ from hangar.localrun.providers.base import (
     UsageSink,
 )
 from hangar.localrun.pty_runner import ChildCommand
-from hangar.model.run_messages import RunMessage
+from hangar.model.run_messages import RunMessage, UsageEntry
 
 POLL_INTERVAL = 0.05
 
@@ -55,6 +55,8 @@ class Seen:
     """A plan the CLI proposed (it becomes the discussion's plan)."""
     handoff: PlanHandoff | None = None
     """The CLI's implement-plan action."""
+    usage: tuple[UsageEntry, ...] = ()
+    """Token usage the record adds (increments)."""
 
 
 class SessionReader(ABC):
@@ -77,6 +79,8 @@ class Prepared:
     startup_input: bytes = b""
     cleanup: Callable[[], None] | None = None
     """Called once the CLI has ended (e.g. to remove a temporary folder)."""
+    env: Mapping[str, str] | None = None
+    """The CLI's environment when the provider must add to it (else the run's, unchanged)."""
 
 
 class _Split:
@@ -105,6 +109,8 @@ class _Follower:
         for seen in self.reader.read():
             for message in seen.messages:
                 self.sink.report(message)
+            for entry in seen.usage:
+                self.sink.add(entry)
             if self.hooks is None:
                 continue
             if self.reader.session_id and self.reader.session_id != self._told:
@@ -174,7 +180,7 @@ class FollowedProvider(Provider):
         command = ChildCommand(
             prepared.argv,
             cwd,
-            env,
+            env if prepared.env is None else prepared.env,
             on_started=follower.started,
             startup_input=prepared.startup_input,
         )

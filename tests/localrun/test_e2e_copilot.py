@@ -1,0 +1,143 @@
+"""``hangar run`` with the real Copilot CLI TUI in a PTY (its offline mode, a Chat Completions
+provider pointed at the fake model), a real hub, sandboxed: the session hangar names with
+``--session-id`` is the one followed."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from hangar.testing.scenarios import scenario_from_dict
+
+from .sandbox_hub import (
+    SandboxHub,
+    in_dir,
+    screen_text,
+    type_like_a_person,
+    wait_screen,
+    wait_until,
+)
+
+pytestmark = pytest.mark.real_agents
+
+
+def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
+    messages = hub.messages(run_id)
+    return messages if sum(m["type"] == kind for m in messages) >= n else None
+
+
+def sessions(hub: SandboxHub) -> dict[str, str]:
+    folder = hub.home / ".copilot" / "session-state"
+    return {p.parent.name: p.read_text("utf-8") for p in folder.glob("*/events.jsonl")}
+
+
+def trust_folder(term: Any) -> None:
+    """Answer Copilot's folder-trust question with "Yes" (for this session), as a user does."""
+    wait_screen(term, r"Do you trust the files in this folder\?", 120)
+    start = len(term.output)
+    term.send("\r")
+    deadline = time.monotonic() + 60
+    while (
+        "trust the files" in screen_text(bytes(term.output[start:]))[-600:]
+        or len(term.output) == start
+    ):  # the dialog is still drawn, or nothing was redrawn yet
+        term.read_available(0.3)
+        assert time.monotonic() < deadline, screen_text(bytes(term.output))[-1500:]
+
+
+def test_copilot_named_session_tool_error_foreign_session_and_resume(
+    sandbox_hub: SandboxHub,
+) -> None:
+    """LR-177, LR-172, LR-173, LR-189 with the real Copilot CLI 1.0.102.
+
+    A `RUN:` turn (bash tool_use/tool_result with Copilot's tool name, then the final), an
+    ordinary message and its final, a failed model request (`error`); a Copilot run in
+    another terminal in the same folder writes its own session and is never read; a second
+    run with `--resume=ID` follows that session from its end (nothing of the first run again).
+    """
+    hub = sandbox_hub
+    hub.sandbox.load(
+        scenario_from_dict(
+            {
+                "name": "copilot-run",
+                "turns": [
+                    {"shell": "echo hi > marker.txt"},
+                    {"text": "Done: the command ran."},
+                    {"text": "I am the other terminal."},
+                    {"text": "Second answer."},
+                    {"error": {"status": 400, "message": "the fake model refuses"}},
+                    {"text": "Resumed answer."},
+                ],
+            }
+        )
+    )
+    issue = hub.ok("POST", "/api/issues", {"title": "Try copilot"})
+    env = {**hub.agent_env("copilot"), "TMPDIR": str(hub.root / "tmp")}
+    term = hub.hangar_run(issue["key"], ["copilot", "--allow-all-tools"], env)
+    run = wait_until(lambda: hub.runs(issue["key"]), 60, "the run")[0]
+
+    def diagnose() -> str:
+        screen = screen_text(bytes(term.output))[-1500:]
+        requests = [(r.get("kind"), r.get("status")) for r in hub.sandbox.requests()]
+        return f"messages: {hub.messages(run['id'])}\nrequests: {requests}\nscreen: {screen}"
+
+    trust_folder(term)
+    type_like_a_person(term, "RUN: echo hi > marker.txt", r"RUN: echo hi > marker\.txt")
+    first = wait_until(lambda: count(hub, run["id"], "final", 1), 90, "a final", detail=diagnose)
+    assert (hub.work / "marker.txt").read_text() == "hi\n"
+    other = hub.sandbox.run(
+        in_dir(hub.work, ["copilot", "-p", "hello from elsewhere", "--allow-all-tools"]),
+        cwd="/",
+        env=env,
+    )
+    assert other.returncode == 0, other.stderr[-2000:]
+    type_like_a_person(term, "second question", r"second question")
+    wait_until(lambda: count(hub, run["id"], "final", 2), 90, "the second final", detail=diagnose)
+    type_like_a_person(term, "fail please", r"fail please")
+    wait_until(lambda: count(hub, run["id"], "error", 1), 90, "the error", detail=diagnose)
+    type_like_a_person(term, "/exit", r"/exit")
+    wait_screen(term, r"local run of HGR-\d+ finished", 60)
+    assert term.process.wait(30) == 0
+    messages = hub.messages(run["id"])
+
+    assert [(m["type"], m.get("tool")) for m in messages] == [
+        ("user_input", None),
+        ("tool_use", "bash"),
+        ("tool_result", "bash"),
+        ("final", None),
+        ("user_input", None),
+        ("final", None),
+        ("user_input", None),
+        ("error", None),
+    ]
+    assert [m["sourceKey"] for m in messages[:4]] == [m["sourceKey"] for m in first[:4]]
+    assert messages[1]["input"]["input"]["command"] == "echo hi > marker.txt"
+    assert messages[3]["content"] == "Done: the command ran."
+    assert messages[5]["content"] == "Second answer."
+    assert "refuses" in messages[7]["content"]
+    (ours,) = {m["input"]["session_id"] for m in messages}
+    files = sessions(hub)
+    assert len(files) == 2 and "elsewhere" in next(t for s, t in files.items() if s != ours)
+    assert "elsewhere" not in json.dumps(messages) and "other terminal" not in json.dumps(messages)
+    assert "/exit" not in json.dumps(messages)
+    final_run = hub.ok("GET", f"/api/local-runs/{run['id']}")
+    assert (final_run["status"], final_run["exitCode"]) == ("completed", 0)
+    assert final_run["usage"][0]["provider"] == "copilot"
+
+    again = hub.hangar_run(issue["key"], ["copilot", f"--resume={ours}", "--allow-all-tools"], env)
+    second = wait_until(lambda: [r for r in hub.runs(issue["key"]) if r["id"] != run["id"]], 60,
+                        "the second run")[0]  # fmt: skip
+    trust_folder(again)
+    type_like_a_person(again, "once more", r"once more")
+    wait_until(lambda: count(hub, second["id"], "final", 1), 90, "the resumed final")
+    type_like_a_person(again, "/exit", r"/exit")
+    wait_screen(again, r"local run of HGR-\d+ finished", 60)
+    resumed = hub.messages(second["id"])
+    assert [(m["type"], m["content"]) for m in resumed] == [
+        ("user_input", "once more"),
+        ("final", "Resumed answer."),
+    ]
+    assert {m["input"]["session_id"] for m in resumed} == {ours}
