@@ -113,10 +113,7 @@ def discussion_provider(args: Sequence[str]) -> type[Provider]:
     anything starts) if not."""
     provider_class = provider_for(args[0])
     if not provider_class.supports_discussion:
-        raise UsageError(
-            f"`{executable_name(args[0])}` cannot be used with `hangar discuss` yet: its "
-            "provider has no discussion mode (use `hangar run ISSUE -- …` once the issue exists)"
-        )
+        raise UsageError(provider_class.discussion_refusal(executable_name(args[0])))
     return provider_class
 
 
