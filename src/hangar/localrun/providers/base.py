@@ -22,7 +22,10 @@ variables, LR-126), its events going to ``hooks.sink`` (the discussion first, th
 one is bound), the session id it learns going to ``hooks.session_started`` and its own
 implement-plan action to ``hooks.native_handoff`` — which blocks while hangar shows the card
 and binds the issue and run; meanwhile the provider holds its CLI (LR-226) and afterwards
-lets the same process and session go on (LR-227), or ends it when the user cancelled.
+lets the same process and session go on (LR-227), or ends it when the user cancelled. A
+provider whose action names its plan by the key of an earlier event (a plugin's
+``handoff_ready``) finds it with ``hooks.saved_plan`` and, once bound, the ids with
+``hooks.binding``.
 """
 
 from __future__ import annotations
