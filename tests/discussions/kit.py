@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,14 +59,16 @@ def start_tmux(
     rows: int = 30,
     columns: int = 100,
     name: str = "tmux",
+    env: Mapping[str, str] | None = None,
 ) -> TmuxTerminal:
-    """``hangar discuss [options] -- cli_args…`` in a tmux pane, as the user (their token)."""
+    """``hangar discuss [options] -- cli_args…`` in a tmux pane, as the user (their token);
+    ``env``: the whole environment, for a CLI the agent kit does not know (a plugin's)."""
     if turns is not None:
         hub.sandbox.load(scenario_from_dict({"name": "discussion", "turns": turns}))
     argv = recording_exit(hub.root / name, in_dir(hub.work, discuss_argv(cli_args, options)))
     return TmuxTerminal(
-        hub.root / name, argv, client_env(hub, cli_args[0]), rows=rows, columns=columns,
-        sandbox=hub.sandbox,
+        hub.root / name, argv, dict(env) if env is not None else client_env(hub, cli_args[0]),
+        rows=rows, columns=columns, sandbox=hub.sandbox,
     )  # fmt: skip
 
 

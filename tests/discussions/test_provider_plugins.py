@@ -5,6 +5,7 @@ one with a discussion mode takes part like a built-in, against a real `hangar se
 from __future__ import annotations
 
 import io
+import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from hangar.localrun.pty_runner import ChildCommand, ScriptedPtyRunner
 from hangar.localrun.spool import Spool
 from hangar.model.run_messages import RunMessage
 from hub.server_process import running_hub  # tests/hub, a sibling package
+from plugins.conftest import write_plugin  # tests/plugins, a sibling package
 
 USER_TOKEN = "user-token-never-for-the-child"
 
@@ -137,3 +139,69 @@ def test_plugin_providers_without_and_with_a_discussion_mode(
     assert env["HANGAR_LOCALRUN_SESSION_ID"] == summary.discussion_id
     assert USER_TOKEN not in env.values()
     assert not any(key in env for key in ("HANGAR_RUN_ID", "HANGAR_ISSUE_ID", "HANGAR_TOKEN"))
+
+
+def test_a_v2_plugin_on_pipes_hands_off_the_answer_to_a_new_issue(
+    hangar_home: Path, tmp_path: Path
+) -> None:
+    """LR-148, LR-149, LR-067, LR-114: an installed v2 plugin on pipes, whose name is no
+    executable (what is checked is its adapter), discusses: its question and answer are saved,
+    its thinking is not. Its handoff_ready names the key of
+    that thinking event, under which nothing was kept, so the card — asked line by line, there
+    is no terminal — shows the current plan: the last answer. Created, the adapter is told only
+    the issue's and run's ids and its next turn lands in the run."""
+    thinking = {"type": "thinking", "source": "scripted", "source_key": "plan:1",
+                "content": "private reasoning"}  # fmt: skip
+    write_plugin(
+        hangar_home / "localrun-providers" / "planner",
+        "planner",
+        steps=["turn:d1", f"emit:{json.dumps(thinking)}", "handoff:h1", "turn:after"],
+        protocol="hangar-localrun-provider.v2",
+        capabilities={"native_plan_handoff": True},
+    )
+    environ = {"PATH": os.environ["PATH"], "HANGAR_TOKEN": USER_TOKEN,
+               "HANGAR_HOME": str(hangar_home)}  # fmt: skip
+    questions: list[str] = []
+    said: list[str] = []
+
+    def ask(question: str) -> str:
+        questions.append(question)
+        assert len(questions) < 20, questions  # a question asked again and again
+        return ""  # every default, then "y" by default: create
+
+    with running_hub() as hub:
+        client = HubClient(hub.url, hub.token(hangar_home), timeout=10)
+        api = HttpDiscussionApi(client)
+        summary = discuss_local(
+            DiscussOptions(["planner"], tmp_path),
+            api,
+            lambda _registry, _inbox, _started: ScriptedPtyRunner(lambda _command: 0),
+            environ,
+            (Spool(tmp_path / "turns"), Spool(tmp_path / "runs")),
+            io.StringIO(),
+            ask,
+            said.append,
+        )
+        discussion = client.get(f"/api/discussions/{summary.discussion_id}")
+        issue = client.get(f"/api/issues/{summary.issue_key}")
+        run_messages = client.get(f"/api/local-runs/{summary.run_id}/messages")["messages"]
+        client.close()
+    assert summary.exit_code == 0 and summary.issue_key == issue["key"]
+    assert [(t["role"], t["content"]) for t in discussion["turns"]] == [
+        ("user", "question d1"),
+        ("assistant", "answer d1"),
+    ]
+    assert issue["description"] == "answer d1"
+    assert issue["sourceDiscussionId"] == summary.discussion_id
+    assert "  answer d1" in said  # the card's plan page, line by line
+    assert questions[-1].startswith("Create the issue?")
+    keys = [m["sourceKey"] for m in run_messages]
+    assert keys == ["received:h1", "after:user", "after:final"]
+    assert json.loads(run_messages[0]["content"]) == {
+        "type": "handoff_decision",
+        "handoff_id": "h1",
+        "decision": "bound",
+        "issue_id": issue["id"],
+        "issue_key": issue["key"],
+        "run_id": summary.run_id,
+    }

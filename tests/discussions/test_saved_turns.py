@@ -44,11 +44,7 @@ def _child_env(path: Path) -> dict[str, str]:
     )
 
 
-# Claude is left out here until an open failure is understood: after several other real-CLI
-# discussion tests in one session, Claude's TUI in a plain PTY never echoes the typed question
-# (alone, or after any one of them, it passes). Claude's saved turns are covered in tmux by
-# test_tmux_claude. See docs/testing.md, "Known open failures".
-@pytest.mark.parametrize("cli", ["codex"])
+@pytest.mark.parametrize("cli", ["claude", "codex"])
 def test_only_the_question_and_the_answer_are_saved(pty_hub: SandboxHub, cli: str) -> None:
     """LR-072, LR-073, LR-063, LR-071, LR-126, LR-070, LR-209 (not when the user chose a mode):
     the saved discussion is exactly [question, answer] — no thinking, no tool call or result,

@@ -7,15 +7,20 @@ a short Python client started inside the namespace (:meth:`SandboxHub.api`).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import pyte
 
 from hangar.testing.agent_clis import CLIS, Homes, agent_clis_dir
 from hangar.testing.pty_process import PtyProcess
@@ -225,18 +230,46 @@ def type_like_a_person(process: PtyProcess, text: str, echo: str, timeout: float
     process.send("\r")
 
 
+class PtyScreen:
+    """What the user of a :class:`PtyProcess` sees: its output through a VT emulator (pyte),
+    sized like its terminal.
+
+    A TUI that redraws only the cells that changed (Claude Code) writes a line typed into it
+    in as many pieces as the reads it got the keys in, with cursor moves and its own cursor
+    block between them; the bytes then never hold the typed text in one piece, the screen
+    does."""
+
+    def __init__(self, process: PtyProcess) -> None:
+        packed = fcntl.ioctl(process.master_fd, termios.TIOCGWINSZ, bytes(8))
+        rows, columns, _, _ = struct.unpack("HHHH", packed)
+        self.process = process
+        self.screen = pyte.Screen(columns or 80, rows or 24)
+        self.stream = pyte.ByteStream(self.screen)
+        self.fed = 0
+
+    def text(self) -> str:
+        """The screen now, one line per row (what was read so far)."""
+        new = bytes(self.process.output[self.fed :])
+        self.fed += len(new)
+        self.stream.feed(new)
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+
 def type_line(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) -> None:
-    """Type ``text``, wait until the TUI shows it (``echo`` regex), then press Enter.
+    """Type ``text``, wait until the TUI shows it (one more match of the ``echo`` regex on
+    its screen than before typing), then press Enter.
 
     TUIs treat Enter inside a fast burst of keys as part of a paste, so Enter waits for the
-    echo: a condition, not a delay.
+    echo: a condition, not a delay. The echo is looked for on the emulated screen, as a
+    person sees it, not in the bytes (see :class:`PtyScreen`).
     """
-    start = len(process.output)  # bytes: the text of a half-written escape sequence
-    process.send(text)  # would shrink once it completes, and a text offset would then skip
     regex = re.compile(echo)
+    screen = PtyScreen(process)
+    before = len(regex.findall(screen.text()))
+    process.send(text)
     deadline = time.monotonic() + timeout
-    while not regex.search(screen_text(bytes(process.output[start:]))):
+    while len(regex.findall(screen.text())) <= before:
         process.read_available(0.2)
         if time.monotonic() > deadline:
-            raise AssertionError(f"{text!r} was not echoed")
+            raise AssertionError(f"{text!r} was not echoed; the screen:\n{screen.text()}")
     process.send("\r")

@@ -121,7 +121,9 @@ def test_a_cancelled_handoff_ends_the_adapter(
 def test_v1_plugins_cannot_discuss(plugin_factory: Callable[..., Path], tmp_path: Path) -> None:
     """LR-143/LR-144: v1 keeps the issue-first contract; discussions refuse it."""
     manifest = load_manifest(plugin_factory("oldschool") / "provider.json")
-    with pytest.raises(UsageError, match="issue-first only: use `hangar run ISSUE -- oldschool`"):
+    with pytest.raises(
+        UsageError, match=r"issue-first only .*; use `hangar run ISSUE -- oldschool`"
+    ):
         run_discussion_session(
             manifest, [], tmp_path, {}, session_id="d", target=Recorder(), binder=Cancel(),
             runner=None,

@@ -32,7 +32,7 @@ from hangar.errors import HangarError
 from hangar.localrun.discussion.binding import Binder
 from hangar.localrun.discussion.recorder import DiscussionRecorder, SavedText
 from hangar.localrun.discussion.targets import SwitchableSink
-from hangar.localrun.providers.base import EventSink, HandoffResult, PlanHandoff
+from hangar.localrun.providers.base import EventSink, HandoffResult, PlanHandoff, RunBinding
 from hangar.localrun.terminal.card import Defaults, IssueCard, finish_card
 from hangar.localrun.terminal.catalog import IssueCatalog
 from hangar.localrun.terminal.commands import Command, CommandRegistry
@@ -80,7 +80,11 @@ class LiveDiscussion:
             return HandoffResult.BOUND  # a later plan in a bound run just goes on
         if self.binder.issue is not None:
             return HandoffResult.CANCELLED
-        self.plan_proposed(handoff.plan, handoff.source, handoff.source_key)
+        kept = self.recorder.saved(handoff.source_key)
+        if kept is not None and kept.content == handoff.plan:
+            self.plan = kept  # the handoff names a saved answer or plan: the card shows it
+        else:
+            self.plan_proposed(handoff.plan, handoff.source, handoff.source_key)
         plan = self.plan or SavedText("", handoff.source, handoff.source_key, "plan")
         if not self.inbox.attached:
             result = self._prompt(plan, Origin.NATIVE)
@@ -96,6 +100,19 @@ class LiveDiscussion:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.child_pid, signal.SIGCONT)  # a paused CLI must see the hangup
                 os.killpg(self.child_pid, signal.SIGHUP)
+
+    def saved_plan(self, source_key: str | None) -> PlanHandoff | None:
+        saved = self.current_plan() if source_key is None else self.recorder.saved(source_key)
+        if saved is None or not saved.content.strip():
+            return None
+        return PlanHandoff(saved.content, saved.source, saved.source_key)
+
+    @property
+    def binding(self) -> RunBinding | None:
+        bound = self.binder.bound
+        if bound is None:
+            return None
+        return RunBinding(self.binder.issue_id, bound.issue_key, bound.run_id)
 
     # -- the card -----------------------------------------------------------------------
     def current_plan(self) -> SavedText:

@@ -51,7 +51,8 @@ class DiscussionRecorder:
         self._lock = threading.Lock()
         self.last_answer: SavedText | None = None
         self.answers: dict[str, SavedText] = {}
-        """Kept answers by sourceKey (a plugin's handoff names its plan's message by key)."""
+        """Kept answers and plans by sourceKey (a plugin's handoff names its plan's message by
+        key); the first one under a key, as the hub stores only that one."""
         self._kept: set[tuple[str, str]] = set()
         self.dropped = 0
 
@@ -65,8 +66,10 @@ class DiscussionRecorder:
             self._keep(message)
         elif message.type == "final" and message.content.strip():
             kept = message.prepared().content  # as the hub will store it
+            answer = SavedText(kept, message.source, message.source_key, "assistant")
             with self._lock:
-                self.last_answer = SavedText(kept, message.source, message.source_key, "assistant")
+                self.last_answer = answer
+                self.answers.setdefault(message.source_key, answer)  # stored once per key
             self._keep(message)
         else:
             self.dropped += 1
@@ -81,7 +84,15 @@ class DiscussionRecorder:
         message = message.prepared()
         self._turns.report(message)
         self._kept.add((source, source_key))
-        return SavedText(message.content, source, source_key, "plan")
+        saved = SavedText(message.content, source, source_key, "plan")
+        with self._lock:
+            self.answers.setdefault(source_key, saved)
+        return saved
+
+    def saved(self, source_key: str) -> SavedText | None:
+        """The answer or plan kept under ``source_key`` (``None`` when there is none)."""
+        with self._lock:
+            return self.answers.get(source_key)
 
     def _keep(self, message: RunMessage) -> None:
         self._kept.add((message.source, message.source_key))

@@ -113,10 +113,7 @@ def discussion_provider(args: Sequence[str]) -> type[Provider]:
     anything starts) if not."""
     provider_class = provider_for(args[0])
     if not provider_class.supports_discussion:
-        raise UsageError(
-            f"`{executable_name(args[0])}` cannot be used with `hangar discuss` yet: its "
-            "provider has no discussion mode (use `hangar run ISSUE -- …` once the issue exists)"
-        )
+        raise UsageError(provider_class.discussion_refusal(executable_name(args[0])))
     return provider_class
 
 
@@ -185,8 +182,10 @@ def discuss_local(
     registry = CommandRegistry()
     runner = make_runner(registry, inbox, started)
     provider = _provider(options.args, runner)
-    if shutil.which(options.args[0], path=environ.get("PATH")) is None:
-        raise CliNotFoundError(executable=options.args[0], problem="not found on PATH")
+    # What the provider starts must be there: for a plugin that is its adapter, not its name.
+    executable = str(provider.startup_command(options.args, options.cwd, environ).argv[0])
+    if shutil.which(executable, path=environ.get("PATH")) is None:
+        raise CliNotFoundError(executable=executable, problem="not found on PATH")
     client_id = f"cli-{uuid.uuid4()}"
     discussion = _open(api, provider, options, client_id, environ)  # nothing started before
     discussion_id = str(discussion["id"])

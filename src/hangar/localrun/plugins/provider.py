@@ -10,13 +10,17 @@ waits instead of spooling when full: a pipe can wait), usage to the usage report
 run's; invalid lines and repeated keys are summed up for the user after the run.
 
 :func:`run_discussion_session` is the same adapter run for a v2 discussion (``hangar
-discuss``): only ``HANGAR_LOCALRUN_SESSION_ID``, and a binder that does the real binding.
+discuss``): only ``HANGAR_LOCALRUN_SESSION_ID``, and a binder that does the real binding —
+:meth:`PluginProvider.discuss` runs it with :class:`DiscussionBinder`, which serves a
+``handoff_ready`` as the CLI's own implement-plan action (the card, then the binding).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TextIO, cast
 
@@ -28,14 +32,24 @@ from hangar.localrun.plugins.handoff import (
     EventTarget,
     HandoffBinder,
     HandoffBinding,
+    HandoffRequest,
     SplitTarget,
 )
 from hangar.localrun.plugins.manifest import PluginManifest, load_manifest
 from hangar.localrun.plugins.run_log import RunLog, run_log_path
 from hangar.localrun.plugins.session import AdapterSession, SessionOutcome
-from hangar.localrun.providers.base import MessageSink, Provider, UsageSink
+from hangar.localrun.providers.base import (
+    DiscussionHooks,
+    HandoffResult,
+    MessageSink,
+    PlanHandoff,
+    Provider,
+    UsageSink,
+)
 from hangar.localrun.pty_runner import ChildCommand, PtyRunner
 from hangar.paths import Env
+
+SESSION_VAR = "HANGAR_LOCALRUN_SESSION_ID"
 
 
 class PluginProvider(Provider):
@@ -88,6 +102,34 @@ class PluginProvider(Provider):
         self._summarize(outcome)
         return outcome.exit_code
 
+    @classmethod
+    def discussion_refusal(cls, executable: str) -> str:
+        return issue_first_refusal(cls.manifest)
+
+    def discuss(
+        self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks
+    ) -> int:
+        """The adapter in discussion mode: its events go to the discussion (the run once
+        bound), the CLI session ids it reports to ``hooks.session_started`` and its
+        ``handoff_ready`` to the card through :class:`DiscussionBinder`."""
+        session_id = env.get(SESSION_VAR, "")
+        if not session_id:
+            raise UsageError(f"{self.manifest.name}: a discussion needs {SESSION_VAR}")
+        outcome = run_discussion_session(
+            self.manifest,
+            args[1:],
+            cwd,
+            env,
+            session_id=session_id,
+            target=hooks.sink,
+            binder=DiscussionBinder(hooks),
+            runner=self.runner,
+            echo=self.echo or sys.stdout,
+            on_session=hooks.session_started,
+        )
+        self._summarize(outcome)
+        return outcome.exit_code
+
     def _summarize(self, outcome: SessionOutcome) -> None:
         name = self.manifest.name
         notes = [f"{name}: {problem}" for problem in outcome.stats.problems()]
@@ -102,9 +144,50 @@ class PluginProvider(Provider):
         self.outcome.notes.extend(notes)
 
 
+@dataclass(frozen=True)
+class DiscussionBinder:
+    """The :class:`~hangar.localrun.plugins.handoff.HandoffBinder` of a discussion: an
+    adapter's ``handoff_ready`` is its CLI's own implement-plan action. The plan is the answer
+    (or plan) the discussion kept under the handoff's ``plan_source_key`` — without a key, or
+    with one nothing was kept under, the discussion's current plan. The card over it opens
+    with "continue in this CLI" locked, as for a built-in's action; created, the adapter is
+    told the issue's and run's ids (never the plan), else that the handoff was cancelled."""
+
+    hooks: DiscussionHooks
+
+    def bind(self, request: HandoffRequest) -> HandoffBinding | None:
+        named = request.plan_source_key
+        plan = (self.hooks.saved_plan(named) if named else None) or self.hooks.saved_plan(None)
+        if plan is None:  # nothing to create: the card says so and the handoff is cancelled
+            plan = PlanHandoff("", "hangar", named or "no-plan")
+        result = self.hooks.native_handoff(
+            dataclasses.replace(plan, context=request.context or "current")
+        )
+        bound = self.hooks.binding
+        if result is not HandoffResult.BOUND or bound is None:
+            return None
+        return HandoffBinding(bound.issue_id, bound.issue_key, bound.run_id)
+
+
+def issue_first_refusal(manifest: PluginManifest) -> str:
+    """Why ``hangar discuss`` refuses a plugin without discussions (LR-143, LR-144)."""
+    return (
+        f"`{manifest.name}` cannot be used with `hangar discuss`: the plugin speaks "
+        f"{manifest.protocol}, which is issue-first only (discussions need "
+        f"hangar-localrun-provider.v2); use `hangar run ISSUE -- {manifest.name}` once the "
+        "issue exists"
+    )
+
+
 def plugin_provider_class(manifest: PluginManifest) -> type[Provider]:
-    """A :class:`PluginProvider` subclass bound to ``manifest`` (named after the plugin)."""
-    attributes = {"name": manifest.name, "executables": (manifest.name,), "manifest": manifest}
+    """A :class:`PluginProvider` subclass bound to ``manifest`` (named after the plugin); it
+    takes part in discussions when its manifest supports them (protocol v2)."""
+    attributes = {
+        "name": manifest.name,
+        "executables": (manifest.name,),
+        "manifest": manifest,
+        "supports_discussion": manifest.supports_discussions,
+    }
     return cast(
         "type[Provider]", type(f"PluginProvider[{manifest.name}]", (PluginProvider,), attributes)
     )
@@ -147,20 +230,18 @@ def run_discussion_session(
     runner: PtyRunner | None,
     echo: TextIO | None = None,
     environ: Env | None = None,
+    on_session: Callable[[str], None] | None = None,
 ) -> SessionOutcome:
     """Run a v2 plugin for a discussion (the entry ``hangar discuss`` uses).
 
     ``session_id`` is the stable discussion id (``HANGAR_LOCALRUN_SESSION_ID``); the adapter
     gets no run or issue variables and never the user's token. ``target`` receives messages
     and usage (a :class:`~hangar.localrun.plugins.handoff.SwitchableTarget` lets ``binder``
-    redirect them to the run it creates); ``binder`` answers ``handoff_ready``.
+    redirect them to the run it creates); ``binder`` answers ``handoff_ready``;
+    ``on_session`` is told each CLI session id the adapter reports.
     """
     if not manifest.supports_discussions:
-        raise UsageError(
-            f"{manifest.name} speaks {manifest.protocol}, which is issue-first only: use "
-            f"`hangar run ISSUE -- {manifest.name}` (discussions need "
-            "hangar-localrun-provider.v2)"
-        )
+        raise UsageError(issue_first_refusal(manifest))
     log = RunLog(run_log_path(session_id, environ))
     session = AdapterSession(
         manifest,
@@ -171,6 +252,7 @@ def run_discussion_session(
         binder=binder,
         runner=runner,
         echo=echo,
+        on_session=on_session,
     )
     try:
         return session.run(args, cwd, discussion_base_env(parent_env))

@@ -100,6 +100,8 @@ class _Dispatch:
 
     def session(self, session_id: str) -> None:
         self.session_ids.append(session_id)
+        if self.owner.on_session is not None:
+            self.owner.on_session(session_id)
 
     def handoff(self, event: HandoffReadyEvent) -> None:
         request = HandoffRequest(
@@ -220,9 +222,12 @@ class AdapterSession:
         runner: PtyRunner | None = None,
         echo: TextIO | None = None,
         observer: Callable[[int, bytes], None] | None = None,
+        on_session: Callable[[str], None] | None = None,
     ) -> None:
         self.manifest = manifest
         self.observer = observer
+        self.on_session = on_session
+        """Told each CLI session id the adapter reports (a discussion is resumed by it)."""
         self.mode = mode
         self.session_id = session_id
         self.target = target

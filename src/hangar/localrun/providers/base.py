@@ -22,7 +22,10 @@ variables, LR-126), its events going to ``hooks.sink`` (the discussion first, th
 one is bound), the session id it learns going to ``hooks.session_started`` and its own
 implement-plan action to ``hooks.native_handoff`` — which blocks while hangar shows the card
 and binds the issue and run; meanwhile the provider holds its CLI (LR-226) and afterwards
-lets the same process and session go on (LR-227), or ends it when the user cancelled.
+lets the same process and session go on (LR-227), or ends it when the user cancelled. A
+provider whose action names its plan by the key of an earlier event (a plugin's
+``handoff_ready``) finds it with ``hooks.saved_plan`` and, once bound, the ids with
+``hooks.binding``.
 """
 
 from __future__ import annotations
@@ -62,6 +65,15 @@ class PlanHandoff:
     """``current``: go on in this context; ``clear``: the CLI starts a fresh one with the plan."""
 
 
+@dataclass(frozen=True)
+class RunBinding:
+    """The issue and the run a discussion was bound to (ids only, never the plan)."""
+
+    issue_id: str
+    issue_key: str
+    run_id: str
+
+
 class HandoffResult(enum.Enum):
     BOUND = "bound"
     """The issue and the run exist; let the CLI go on with the same session."""
@@ -91,6 +103,17 @@ class DiscussionHooks(Protocol):
 
     def end_provider(self) -> None:
         """End the CLI now (after a cancelled handoff); its exit is not an error."""
+        ...
+
+    def saved_plan(self, source_key: str | None) -> PlanHandoff | None:
+        """The plan a handoff names by the source key of the event that held it: the kept
+        answer or proposed plan stored under ``source_key`` (``None``: the current plan, the
+        last proposed plan else the last answer); ``None`` when nothing is saved under it."""
+        ...
+
+    @property
+    def binding(self) -> RunBinding | None:
+        """The issue and run once the discussion is bound to them (after a handoff)."""
         ...
 
 
@@ -134,6 +157,14 @@ class Provider(ABC):
     then holds ``report`` back instead of spooling, which keeps a flood in order."""
     supports_discussion: ClassVar[bool] = False
     """True when :meth:`discuss` is implemented (``hangar discuss`` refuses the others)."""
+
+    @classmethod
+    def discussion_refusal(cls, executable: str) -> str:
+        """Why ``hangar discuss`` refuses this provider (when it does not support discussions)."""
+        return (
+            f"`{executable}` cannot be used with `hangar discuss` yet: its provider has no "
+            "discussion mode (use `hangar run ISSUE -- …` once the issue exists)"
+        )
 
     def __init__(self, runner: PtyRunner, issue: IssueContext) -> None:
         self.runner = runner
