@@ -194,10 +194,10 @@ def test_reading_never_blocks_a_live_writer(tmp_path: Path) -> None:
         source: SessionSource = next(iter(store.discover()))
         counts.append(len(store.load(source).messages))
     out, err = writer.communicate()
+    # With no busy timeout, a commit the reader held up would have failed the writer at once.
     assert writer.returncode == 0, err.decode()
-    latencies = json.loads(out)
+    assert len(json.loads(out)) == turns
     assert len(counts) > 1 and counts == sorted(counts)
-    assert max(latencies) < 1.0, "the writer was never made to wait for the reader"
     final = store.load(next(iter(store.discover())))
     checker = sqlite3.connect(tmp_path / "opencode.db")
     busy, _, _ = checker.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
