@@ -75,7 +75,7 @@ def _child_env(path: Path) -> dict[str, str]:
 
 
 def test_a_v2_plugin_discusses_and_its_handoff_opens_the_card(hub: SandboxHub) -> None:
-    """LR-146, LR-148, LR-149, LR-067, LR-072, LR-073, LR-085: Hermes runs with only
+    """LR-146, LR-148, LR-149, LR-072, LR-073, LR-085: Hermes runs with only
     HANGAR_LOCALRUN_SESSION_ID = the discussion id (no run, issue or token); the discussion
     keeps the question and the answer (not Hermes's tool call); `/implement` opens the card
     over the answer the handoff names, "continue in this CLI" locked; the issue is made from
@@ -158,7 +158,7 @@ def test_a_v2_plugin_discusses_and_its_handoff_opens_the_card(hub: SandboxHub) -
 def test_ctrl_c_on_the_card_cancels_the_handoff_and_the_discussion_is_kept(
     hub: SandboxHub,
 ) -> None:
-    """LR-086, LR-149: Ctrl+C on the card a plugin's handoff opened answers it "cancelled";
+    """LR-086: Ctrl+C on the card a plugin's handoff opened answers it "cancelled";
     the adapter ends Hermes, nothing is implemented, no issue or run exists and the
     discussion stays open with its question and answer."""
     turns = [{"text": PLAN}, {"shell": "echo planned > marker.txt"}]

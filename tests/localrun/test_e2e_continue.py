@@ -11,6 +11,7 @@ import pytest
 from hangar.testing.scenarios import scenario_from_dict
 
 from .sandbox_hub import (
+    USER_TOKEN,
     SandboxHub,
     in_dir,
     screen_text,
@@ -210,6 +211,7 @@ def test_cn_resume_starts_at_the_session_end_and_the_hook_leaves_no_trace(
     assert "HANGAR_CN_" not in child_env and "continue_session_hook" not in child_env
     assert "NODE_OPTIONS=--no-warnings\n" in child_env  # the user's own value, as given
     assert "HANGAR_RUN_ID=" in child_env
+    assert USER_TOKEN not in child_env  # the run-scoped token only, never the user's
 
 
 def test_cn_session_picked_in_resume_is_read_on_from_its_end(sandbox_hub: SandboxHub) -> None:
