@@ -8,6 +8,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from hangar.executor.service import Executor
+
 from .codex_sessions import CodexSession
 
 THREAD = "0ddd0000-1111-7222-8333-000000000004"
@@ -85,3 +87,29 @@ def test_an_unknown_message_id_is_a_clear_404_and_positions_exclude_it(
     assert "exclude each other" in both.text
     assistant_id = client.post("/api/runtime-work/transcript", json=address).json()["messages"]
     assert _around(client, address, assistant_id[-1]["id"]).status_code == 404  # users only
+
+
+def test_a_message_in_the_last_turns_is_found_without_reading_the_whole_file(
+    isolated_home: Path,
+) -> None:
+    """A task read tail-first finds a recent message in its last turns; an older one reads
+    the whole file, with the same indexes a full read gives."""
+    _session(isolated_home, 1, 30)
+    executor = Executor.open()
+    task_id = executor.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
+    assert executor.index_pending() == 1
+    ask = {"localTaskId": task_id, "limit": 6}
+    recent = executor.handle(
+        "runtime.tasks.transcript", {**ask, "aroundClientUserMessageId": _client_id(29)}
+    )
+    assert recent["aroundIndex"] == 56
+    assert [m["index"] for m in recent["messages"]] == list(range(54, 60))
+    assert executor.engine.stats.full_parses == 0
+    old = executor.handle(
+        "runtime.tasks.transcript", {**ask, "aroundClientUserMessageId": _client_id(2)}
+    )
+    assert executor.engine.stats.full_parses == 1
+    assert old["aroundIndex"] == 2
+    assert [m["content"] for m in old["messages"]][:4] == [
+        "Question 1", "Answer 1.", "Question 2", "Answer 2."
+    ]  # fmt: skip
