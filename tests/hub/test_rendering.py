@@ -80,6 +80,25 @@ def test_every_block_type_renders_and_user_content_is_escaped() -> None:
     assert 'id="msg-0"' in html and 'id="msg-1"' in html
 
 
+def test_message_links_and_a_sub_agents_messages() -> None:
+    """RW-229: a user message with a clientUserMessageId links by it; others by index. A
+    sub-agent's messages (their own indexes, inside the spawning call) take no page id or
+    link, so ``#msg-0`` names the task's first message only."""
+    child = Message(index=0, id="c", role="user", turn_id="s1", content="sub-task")
+    spawn = ToolBlock(tool_use_id="x", name="spawn_agent", input={}, children=[child])
+    sent = Message(
+        index=0, id="u", role="user", turn_id="t1", content="go", client_user_message_id="c/1 x"
+    )
+    typed = Message(index=1, id="v", role="user", turn_id="t2", content="no id")
+    reply = Message(index=2, id="a", role="assistant", turn_id="t2", blocks=[spawn])
+    html = page_html(sent, typed, reply)
+    assert 'data-client-id="c/1 x"' in html
+    assert 'href="#user-c/1%20x"' in html
+    assert 'href="#msg-1"' in html and 'href="#msg-2"' in html
+    assert html.count('id="msg-0"') == 1 and html.count('href="#msg-0"') == 0
+    assert "sub-task" in html
+
+
 def test_relative_time() -> None:
     from datetime import UTC, datetime
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Self
 
 from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.device import Device, load_or_create_device
-from hangar.errors import CorruptFileError, HangarError, NotFoundError
+from hangar.errors import CorruptFileError, HangarError, NotFoundError, UsageError, shown
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.rescan import RescanGate
 from hangar.executor.stores import AgentStores
@@ -37,9 +37,11 @@ from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
 from hangar.transcripts.paging import (
     DEFAULT_LIMIT,
     check_limit,
+    cursor_around,
     decode_cursor,
     earlier_checklist,
     page,
+    user_message_index,
     window,
 )
 from hangar.transcripts.signature import FileSignature
@@ -364,14 +366,22 @@ class ExecutorCore:
         limit: int = DEFAULT_LIMIT,
         before_cursor: str | None = None,
         refresh: bool = True,
+        around_client_user_message_id: str | None = None,
     ) -> tuple[LocalTask, Transcript]:
         """One page of a task's transcript, newest first.
 
         The first page of a task this process read in full before (or indexed) is served
         tail-first: only its last turns are read, with their final indexes. A page that
-        needs older messages reads the whole file.
+        needs older messages reads the whole file. ``around_client_user_message_id`` asks
+        for the page around that user message, wherever its index now is (RW-229).
         """
         check_limit(limit)
+        if around_client_user_message_id is not None:
+            if before_cursor is not None:
+                raise UsageError("beforeCursor and aroundClientUserMessageId exclude each other")
+            return self._transcript_around(
+                local_task_id, around_client_user_message_id, limit, refresh
+            )
         if before_cursor is None:
             entry = self._read(self.engine, local_task_id, refresh=refresh, tail=limit)
         else:
@@ -395,6 +405,27 @@ class ExecutorCore:
         )
         if result.checklist is None:
             result.earlier_checklist = earlier_checklist(entry.messages, entry.base)
+        return task, result
+
+    def _transcript_around(
+        self, local_task_id: str, client_id: str, limit: int, refresh: bool
+    ) -> tuple[LocalTask, Transcript]:
+        entry = self._read(self.engine, local_task_id, refresh=refresh, tail=limit)
+        index = user_message_index(entry.messages, client_id) if entry else None
+        if index is None and entry is not None and entry.base > 0:
+            entry = self._read(self.engine, local_task_id, refresh=False, min_index=0)
+            index = user_message_index(entry.messages, client_id) if entry else None
+        if entry is None or index is None:
+            raise NotFoundError(
+                kind="message",
+                key=client_id,
+                message=f"task {local_task_id} has no user message {shown(client_id)!r}",
+            )
+        cursor = cursor_around(entry.total, index, limit)
+        task, result = self.transcript(
+            local_task_id, limit=limit, before_cursor=cursor, refresh=False
+        )
+        result.around_index = index
         return task, result
 
     def messages(self, local_task_id: str) -> tuple[LocalTask, list[Message]]:

@@ -4,11 +4,13 @@
   "revision": N}``, after an incremental index refresh (RW-028/029). ``revision`` moves with
   every change to the list; a caller that passes the revision it holds as ``ifRevision`` gets
   ``{"tasks": [], "revision": N, "unchanged": true}`` while the list is still the same.
-* ``runtime.tasks.transcript {localTaskId, limit?, beforeCursor?, refresh?}`` →
-  ``{"task": LocalTask, **Transcript}`` (RW-062..066, RW-075..080). ``refresh`` (default
-  true) checks the file's signature and reads only appended bytes; ``false`` serves the
-  cached parse without touching the file. A session whose file is gone is reported with
-  ``status: "missing"`` and an empty transcript. Reading never changes ``updatedAt``.
+* ``runtime.tasks.transcript {localTaskId, limit?, beforeCursor? | aroundClientUserMessageId?,
+  refresh?}`` → ``{"task": LocalTask, **Transcript}`` (RW-062..066, RW-075..080). ``refresh``
+  (default true) checks the file's signature and reads only appended bytes; ``false`` serves
+  the cached parse without touching the file. ``aroundClientUserMessageId`` asks for the page
+  around the user message with that id, its index as ``aroundIndex`` (RW-229; not found:
+  ``not_found``). A session whose file is gone is reported with ``status: "missing"`` and an
+  empty transcript. Reading never changes ``updatedAt``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def transcript(executor: ExecutorCore, request: TranscriptRequest) -> Transcript
         limit=request.limit,
         before_cursor=request.before_cursor,
         refresh=request.refresh,
+        around_client_user_message_id=request.around_client_user_message_id,
     )
     messages = with_previews(
         page.messages, executor.settings.paths.turn_inputs_dir, request.local_task_id
@@ -51,6 +54,7 @@ def transcript(executor: ExecutorCore, request: TranscriptRequest) -> Transcript
         checklist=page.checklist,
         context_usage=page.context_usage,
         earlier_checklist=page.earlier_checklist,
+        around_index=page.around_index,
         task=task,
     )
 

@@ -66,3 +66,5 @@ class Transcript(msgspec.Struct, rename="camel", omit_defaults=True):
     checklist: Checklist | None = None
     context_usage: ContextUsage | None = None
     earlier_checklist: EarlierChecklist | None = None
+    around_index: int | None = None
+    """The index of the user message an ``aroundClientUserMessageId`` request asked for."""

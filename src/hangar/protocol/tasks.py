@@ -55,6 +55,9 @@ class TranscriptRequest(TaskRef):
     refresh: bool = True
     """Check the file's signature and read appended bytes; ``false`` serves the cached parse
     without touching the file."""
+    around_client_user_message_id: Id | None = None
+    """The page holding the latest user message with this ``clientUserMessageId`` (its index
+    returned as ``aroundIndex``), instead of a page by position; not with ``beforeCursor``."""
 
 
 class SearchRequest(Wire):

@@ -55,6 +55,22 @@ def window(total: int, limit: int, before_cursor: str | None) -> tuple[int, int]
     return max(0, end - limit), end
 
 
+def user_message_index(messages: list[Message], client_id: str) -> int | None:
+    """The index of the latest user message with ``clientUserMessageId`` ``client_id``: a
+    retried turn repeats its message's id, and the latest is the one that was answered."""
+    for message in reversed(messages):
+        if message.role == "user" and message.client_user_message_id == client_id:
+            return message.index
+    return None
+
+
+def cursor_around(total: int, index: int, limit: int) -> str:
+    """The ``beforeCursor`` of the ``limit``-message page with message ``index`` in its
+    middle (or as near as the transcript's end allows)."""
+    check_limit(limit)
+    return encode_cursor(min(total, index + 1 + limit // 2))
+
+
 def page(
     messages: list[Message],
     *,

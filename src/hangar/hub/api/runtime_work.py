@@ -197,6 +197,7 @@ def transcript(body: DeviceTranscriptRequest, ctx: HubContext) -> dict[str, Any]
         limit=body.limit,
         before_cursor=body.before_cursor,
         refresh=body.refresh,
+        around_client_user_message_id=body.around_client_user_message_id,
     )
     page = ctx.devices.link(body.device_id).call(m.TASKS_TRANSCRIPT.name, request)
     return {"deviceId": body.device_id, **to_json(page)}

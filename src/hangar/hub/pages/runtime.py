@@ -132,9 +132,11 @@ def transcript_partial(
     limit: int = Query(50, ge=1, le=500),
     beforeCursor: str | None = None,
     beforeIndex: int | None = Query(None, ge=0),
+    aroundClientUserMessageId: str | None = Query(None, min_length=1, max_length=200),
     refresh: bool = True,
 ) -> HTMLResponse:
-    """One page of messages as HTML; ``beforeIndex`` asks for the page ending before it."""
+    """One page of messages as HTML; ``beforeIndex`` asks for the page ending before it,
+    ``aroundClientUserMessageId`` for the page around that user message."""
     require_session(request)
     cursor = encode_cursor(beforeIndex) if beforeIndex is not None else beforeCursor
     body = runtime_api.DeviceTranscriptRequest(
@@ -143,6 +145,7 @@ def transcript_partial(
         limit=limit,
         before_cursor=cursor,
         refresh=refresh,
+        around_client_user_message_id=aroundClientUserMessageId,
     )
     result = runtime_api.transcript(body, ctx)
     messages = result.get("messages", [])

@@ -93,6 +93,7 @@
     const q = new URLSearchParams({ deviceId: state.deviceId, localTaskId: state.localTaskId, limit: String(extra.limit || PAGE) });
     if (extra.beforeCursor) q.set("beforeCursor", extra.beforeCursor);
     if (extra.beforeIndex !== undefined) q.set("beforeIndex", String(extra.beforeIndex));
+    if (extra.aroundClientId) q.set("aroundClientUserMessageId", extra.aroundClientId);
     if (extra.refresh) q.set("refresh", "true");
     return "/ui/transcript?" + q;
   }
@@ -107,7 +108,7 @@
     const first = Number(data.first), last = Number(data.last);
     const hasMore = data.hasMore === "true";
     state.total = Number(data.total);
-    const end = params.beforeIndex !== undefined ? params.beforeIndex - 1 : older ? oldest - 1 : state.total - 1;
+    const end = params.aroundClientId ? last : params.beforeIndex !== undefined ? params.beforeIndex - 1 : older ? oldest - 1 : state.total - 1;
     const start = hasMore ? (last >= first ? first : end + 1) : 0;
     addRange(start, Math.max(end, last));
     if (start <= oldest) { state.hasMore = hasMore; state.cursor = data.beforeCursor; }
@@ -136,8 +137,25 @@
     state.loading = false;
   }
 
-  function highlight(index) {
-    const el = document.getElementById("msg-" + index);
+  // A user message's navigation id is its clientUserMessageId where it has one (RW-229): the
+  // agent recorded it, so a link keeps finding the message when indexes shift (a transcript
+  // parsed anew, an older page loaded); `#msg-N` stays the link of every other message.
+  function userMessage(clientId) {
+    const all = [...messagesEl.querySelectorAll(`:scope > article.msg-user[data-client-id="${CSS.escape(clientId)}"]`)];
+    return all[all.length - 1] || null; // a retried turn repeats the id: the latest answered
+  }
+  async function showUserMessage(clientId) {
+    if (!userMessage(clientId)) {
+      try {
+        await loadPage({ aroundClientId: clientId, limit: PAGE }, false);
+      } catch (err) { hangar.status(err.message); }
+      renderGaps();
+    }
+    return highlight(userMessage(clientId));
+  }
+
+  function highlight(target) {
+    const el = typeof target === "number" ? document.getElementById("msg-" + target) : target;
     if (!el) return false;
     el.scrollIntoView({ block: "center" });
     el.classList.add("highlight");
@@ -150,7 +168,7 @@
     return state.opening;
   }
 
-  async function openTaskNow(deviceId, localTaskId, { push = true, targetIndex = null } = {}) {
+  async function openTaskNow(deviceId, localTaskId, { push = true, targetIndex = null, targetClientId = null } = {}) {
     state.generation += 1;
     Object.assign(state, { deviceId, localTaskId, ranges: [], total: 0, hasMore: false, cursor: "", autoTried: new Set() });
     if (push) history.pushState({ deviceId, localTaskId }, "", `/runtime-tasks?deviceId=${encodeURIComponent(deviceId)}&localTaskId=${encodeURIComponent(localTaskId)}`);
@@ -178,8 +196,9 @@
         await loadPage({ beforeIndex: Math.min(state.total, targetIndex + 10), limit: PAGE }, false);
       }
       renderGaps();
-      if (targetIndex === null || !highlight(targetIndex)) scroller.scrollTop = scroller.scrollHeight;
       hangar.status("");
+      const shown = targetClientId !== null ? await showUserMessage(targetClientId) : targetIndex !== null && highlight(targetIndex);
+      if (!shown) scroller.scrollTop = scroller.scrollHeight;
     } catch (err) { hangar.status(err.message); }
   }
 
@@ -326,10 +345,16 @@
     }
   });
 
-  // A message deep link: /runtime-tasks?deviceId=…&localTaskId=…#msg-12
+  // A message deep link: /runtime-tasks?deviceId=…&localTaskId=…#user-<clientUserMessageId>
+  // for a user message that has one, else #msg-12 (an index: older links keep working).
   function hashIndex() {
     const match = /^#msg-(\d+)$/.exec(location.hash);
     return match ? Number(match[1]) : null;
+  }
+  function hashClientId() {
+    const match = /^#user-(.+)$/.exec(location.hash);
+    if (!match) return null;
+    try { return decodeURIComponent(match[1]); } catch { return null; }
   }
   async function jumpTo(index) {
     await state.opening; // a jump right after opening waits for the first page
@@ -341,9 +366,11 @@
     }
     highlight(index);
   }
-  window.addEventListener("hashchange", () => {
-    const index = hashIndex();
-    if (index !== null && state.localTaskId) jumpTo(index);
+  window.addEventListener("hashchange", async () => {
+    if (!state.localTaskId) return;
+    const index = hashIndex(), clientId = hashClientId();
+    if (index !== null) jumpTo(index);
+    else if (clientId !== null) { await state.opening; showUserMessage(clientId); }
   });
 
   // ---- watching a task: a browser notification when its reply is final ----------------
@@ -379,7 +406,6 @@
   window.hangarRuntime = {
     events,
     current: () => ({ deviceId: state.deviceId, localTaskId: state.localTaskId }),
-    open: (deviceId, localTaskId) => openTask(deviceId, localTaskId),
     refresh: refreshOpenTask,
     refreshSidebar,
     open: openTask,
@@ -388,6 +414,6 @@
   restoreSections();
   applyPicker();
   if (state.deviceId && state.localTaskId) {
-    openTask(state.deviceId, state.localTaskId, { push: false, targetIndex: hashIndex() });
+    openTask(state.deviceId, state.localTaskId, { push: false, targetIndex: hashIndex(), targetClientId: hashClientId() });
   }
 })();
