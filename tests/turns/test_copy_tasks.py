@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 import uuid
 from pathlib import Path
@@ -224,3 +225,22 @@ def test_a_claude_copy_is_forked_by_the_cli_through_the_chosen_turn(
     ]
     assert source_file.read_bytes().startswith(source_bytes)
     assert contents(sandbox_executor, mid["localTaskId"]) == source_before
+
+
+def test_a_claude_copy_to_another_device_is_not_supported(
+    agent_sandbox: AgentSandbox, sandbox_executor: Executor
+) -> None:
+    """Claude forks only on its own device: offering its session to another one is refused as
+    ``not_supported`` (the CLI has no way to place a session's files elsewhere) before the
+    source writes anything."""
+    run = agent_sandbox.run_agent("claude", "hello", "say hello")
+    assert run.returncode == 0, run.stderr
+    task_id = only_task(sandbox_executor, "claude")["localTaskId"]
+    turn_id = last_messages(sandbox_executor, task_id)[-1]["turnId"]
+    offer = {"localTaskId": task_id, "lastTurnId": turn_id, "transferId": "transfer-1"}
+    with pytest.raises(HangarError) as refused:
+        sandbox_executor.handle("runtime.transfer.offer", {**offer, "token": "t" * 32})
+    assert refused.value.code == "not_supported" and refused.value.http_status == 501
+    assert refused.value.details() == {"runtime": "claude", "operation": "fork"}
+    assert not (Path(os.environ["HANGAR_HOME"]) / "transfers" / "transfer-1").exists()
+    assert len(sandbox_executor.handle("runtime.tasks.list", {})["tasks"]) == 1
