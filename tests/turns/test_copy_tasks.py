@@ -146,7 +146,7 @@ def model_turns(agent_sandbox: AgentSandbox) -> int:
 def test_a_claude_copy_is_forked_by_the_cli_through_the_chosen_turn(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
-    """RW-298, RW-299, RW-300: Claude Code forks the session itself at copy time (no model
+    """RW-298, RW-300: Claude Code forks the session itself at copy time (no model
     turn): the copy made at the middle turn holds the history through that turn and nothing
     after it, under its own session id in a new file; it continues on its own; the source's
     file stays byte for byte what it was. Made while the source streams a later turn, the copy

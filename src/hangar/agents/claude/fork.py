@@ -19,13 +19,14 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import msgspec
 
 from hangar.agents.claude import records as r
 from hangar.agents.claude.prompts import INTERRUPTED, user_content
 from hangar.agents.json_fields import text_or_none
-from hangar.errors import HangarError, NotFoundError, UsageError
+from hangar.errors import HangarError, NotFoundError
 
 FORK_TIMEOUT = 60.0
 
@@ -100,6 +101,9 @@ def fork_args(source: str, point: ForkPoint, new_session: str, title: str) -> li
 class ClaudeForkFailed(HangarError):
     """The CLI did not write the fork (its error's last line is the message)."""
 
+    code: ClassVar[str] = "agent_error"
+    http_status: ClassVar[int] = 502
+
 
 def check_fork(process: subprocess.Popen[bytes], forked: Callable[[], Path | None]) -> None:
     """Wait (bounded) for the fork's CLI; refuse when it failed or wrote no session (the
@@ -114,4 +118,4 @@ def check_fork(process: subprocess.Popen[bytes], forked: Callable[[], Path | Non
             f"claude could not fork the session: {last[-1] if last else process.returncode}"
         )
     if forked() is None:
-        raise UsageError("claude finished without writing the forked session")
+        raise ClaudeForkFailed("claude finished without writing the forked session")
