@@ -144,11 +144,14 @@ class AgentControl:
         """Start a new session in ``cwd`` with a first turn; returns its handle."""
         raise self.unsupported("create")
 
-    def fork(self, handle: Handle, last_turn_id: str, cwd: Path | None) -> ForkedSession:
+    def fork(
+        self, handle: Handle, last_turn_id: str, cwd: Path | None, title: str | None = None
+    ) -> ForkedSession:
         """A new session holding the history of ``handle`` through the completed turn
         ``last_turn_id`` (inclusive), made by the agent itself; ``cwd`` is where the new
-        session works (``None``: the source's directory). Never stops, cancels or changes a
-        turn the source is running."""
+        session works (``None``: the source's directory); ``title`` names it where the agent
+        names a fork as it makes it (Claude; others are renamed after). Never stops, cancels
+        or changes a turn the source is running."""
         raise self.unsupported("fork")
 
     def session_files(self, handle: Handle, source_path: Path | None) -> dict[str, Path]:

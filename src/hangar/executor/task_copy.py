@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 COPY_SUFFIX = " (copy)"
 
 
+def copy_name(title: str) -> str:
+    """ "<source title> (copy)", within the 80 characters of a title."""
+    return (title or "Untitled")[: 80 - len(COPY_SUFFIX)] + COPY_SUFFIX
+
+
 class TaskCopier:
     def __init__(self, core: ExecutorCore) -> None:
         self.core = core
@@ -42,21 +47,24 @@ class TaskCopier:
             state = unfinished[0] if unfinished else "without a reply"
             raise UsageError(f"turn {last_turn_id} is {state}: a copy ends with a completed turn")
 
-    def fork(self, local_task_id: str, last_turn_id: str, cwd: Path | None) -> ForkedSession:
+    def fork(
+        self, local_task_id: str, last_turn_id: str, cwd: Path | None, title: str | None = None
+    ) -> ForkedSession:
         """The agent's fork of the task through ``last_turn_id`` (checked first)."""
         turns = self.core.turns
         target = turns.target(local_task_id)
         control = turns.control(target, "fork")
         self.check_turn(local_task_id, last_turn_id)
-        return control.fork(target.handle, last_turn_id, cwd)
+        return control.fork(target.handle, last_turn_id, cwd, title)
 
     def copy(self, request: CopyTask) -> TaskCopied:
         new_id = request.new_local_task_id
         if self.core.index.knows(new_id):
             raise UsageError(f"task id {new_id} is taken; generate a new one")
         source = self.core.index.get(request.local_task_id)
-        forked = self.fork(request.local_task_id, request.last_turn_id, None)
-        self.register(new_id, source.runtime, source.workspace_path, source.title, forked)
+        name = copy_name(source.title)
+        forked = self.fork(request.local_task_id, request.last_turn_id, None, name)
+        self.register(new_id, source.runtime, source.workspace_path, name, forked)
         return TaskCopied(
             local_task_id=new_id,
             source_local_task_id=request.local_task_id,
@@ -66,11 +74,11 @@ class TaskCopier:
         )
 
     def register(
-        self, new_id: str, runtime: str, workspace: str, title: str, forked: ForkedSession
+        self, new_id: str, runtime: str, workspace: str, name: str, forked: ForkedSession
     ) -> None:
-        """The fork as task ``new_id`` (a row the index made for it meanwhile is folded in)."""
+        """The fork as task ``new_id`` named ``name`` (a row the index made for it meanwhile
+        is folded in)."""
         index = self.core.index
-        name = (title or "Untitled")[: 80 - len(COPY_SUFFIX)] + COPY_SUFFIX
         index.register_created(new_id, runtime, workspace, name, now_iso(), status="done")
         key = forked.handle.get("threadId") or forked.handle.get("sessionId") or ""
         index.link_session(new_id, key, forked.handle)

@@ -17,6 +17,8 @@ documented protocol (:mod:`hangar.agents.claude.live`).
 * ``compact`` → Claude's own ``/compact`` command (the CLI runs it; it never reaches the model
   as a user message), reported as a compaction.
 * ``models`` → the ``models`` the CLI lists in its ``initialize`` answer.
+* ``fork`` → the CLI's own fork through a turn, ``--resume-session-at`` with
+  ``--fork-session`` and a ``/rename`` that names the copy (:mod:`hangar.agents.claude.fork`).
 * guidance is Codex's (``turn/steer``): Claude answers ``not_supported``.
 """
 
@@ -32,10 +34,11 @@ import uuid
 from pathlib import Path
 from typing import Any, ClassVar
 
+from hangar.agents.claude.fork import check_fork, fork_args, fork_point
 from hangar.agents.claude.live import ClaudeRun, end_group, stream_args
-from hangar.agents.control import AgentControl, Handle, Operation
+from hangar.agents.control import AgentControl, ForkedSession, Handle, Operation
 from hangar.agents.turns import ModelOption, StartedTurn, TurnObserver, TurnRequest
-from hangar.errors import HangarError, UsageError
+from hangar.errors import HangarError, NotFoundError, UsageError
 
 MODELS_TIMEOUT = 60.0
 
@@ -68,7 +71,7 @@ def user_content(request: TurnRequest) -> str | list[dict[str, Any]]:
 class ClaudeControl(AgentControl):
     runtime: ClassVar[str] = "claude"
     operations: ClassVar[frozenset[Operation]] = frozenset(
-        {"send", "create", "cancel", "compact", "models"}
+        {"send", "create", "cancel", "compact", "models", "fork"}
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -128,6 +131,40 @@ class ClaudeControl(AgentControl):
         run = self._start(session, cwd, request.model.model_id, observer, False, new=True)
         run.start(content, session)
         return {"sessionId": session}, StartedTurn(run.subtask_id)
+
+    def session_file(self, handle: Handle) -> Path | None:
+        session = handle.get("sessionId")
+        projects = self.home.root / "projects"
+        if not session or not projects.is_dir():
+            return None
+        return next(iter(sorted(projects.glob(f"*/{session}.jsonl"))), None)
+
+    def fork(
+        self, handle: Handle, last_turn_id: str, cwd: Path | None, title: str | None = None
+    ) -> ForkedSession:
+        """A new session through ``last_turn_id``, written by the CLI (the source's file is
+        only read, so a turn the source runs goes on untouched)."""
+        source = self._session(handle)
+        path = self.session_file(handle)
+        if path is None:
+            raise NotFoundError(kind="session", key=source)
+        point = fork_point(path, last_turn_id)
+        where = cwd or (Path(point.cwd) if point.cwd else None)
+        if where is None or not where.is_dir():
+            raise UsageError(
+                "the task's directory is gone; Claude forks a session only in its directory"
+            )
+        new_session = str(uuid.uuid4())
+        args = fork_args(source, point, new_session, title or "Copy")
+        process = self.launcher.launch("claude", args, cwd=where)
+        if process is None:
+            raise ClaudeUnavailable()
+        try:
+            check_fork(process, lambda: self.session_file({"sessionId": new_session}))
+        finally:
+            end_group(process)
+        handle_out = {"sessionId": new_session}
+        return ForkedSession(handle_out, self.session_file(handle_out))
 
     def compact(self, handle: Handle, observer: TurnObserver, cwd: Path | None) -> StartedTurn:
         session = self._session(handle)

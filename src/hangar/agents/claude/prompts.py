@@ -1,7 +1,9 @@
 """What a Claude Code user line shows: the typed prompt, a slash command, or nothing.
 
 Meta lines and command caveats/stdout are hidden; ``<command-name>/x</command-name>`` with
-``<command-args>`` becomes ``/x args`` (the user typed that).
+``<command-args>`` becomes ``/x args`` (the user typed that). ``/rename`` is hidden too: it
+names the session (shown as its title), it is no turn — and it is how a copy is forked
+(:mod:`hangar.agents.claude.fork`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ _HIDDEN_PREFIXES = (
     "<system-reminder>",
 )
 INTERRUPTED = "[Request interrupted by user"
+SESSION_COMMANDS = frozenset({"/rename"})
+"""Commands that act on the session itself rather than start a turn: never shown."""
 
 
 def prompt_text(text: str) -> str | None:
@@ -35,6 +39,8 @@ def prompt_text(text: str) -> str | None:
         command = name.group(1)
         if not command.startswith("/"):
             command = "/" + command
+        if command in SESSION_COMMANDS:
+            return None
         args = _COMMAND_ARGS.search(stripped)
         return f"{command} {args.group(1)}".strip() if args else command
     return stripped or None

@@ -120,7 +120,9 @@ class CodexControl(AgentControl):
         thread_id, started = self.turns.create(cwd, request, observer)
         return {"threadId": thread_id}, started
 
-    def fork(self, handle: Handle, last_turn_id: str, cwd: Path | None) -> ForkedSession:
+    def fork(
+        self, handle: Handle, last_turn_id: str, cwd: Path | None, title: str | None = None
+    ) -> ForkedSession:
         thread = self._thread(handle)
         server = self.server()
         assert server is not None

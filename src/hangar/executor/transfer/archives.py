@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from hangar.agents.control import ControlUnsupported
 from hangar.errors import UsageError
-from hangar.executor.task_copy import TaskCopier
+from hangar.executor.task_copy import TaskCopier, copy_name
 from hangar.executor.transfer.archive import read_archive, write_archive
 from hangar.executor.transfer.direct import DirectUnavailable, Offer, download, fetch_direct
 from hangar.executor.transfer.direct import upload as put_object
@@ -140,7 +140,7 @@ class ArchiveTransfer:
         forked = control.fork(handle, last_turn, directory)
         for session in imported:
             control.archive(session, None)
-        title = str(manifest.get("title") or "")
+        title = copy_name(str(manifest.get("title") or ""))
         TaskCopier(self.core).register(
             request.new_local_task_id, runtime, str(directory), title, forked
         )

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hangar.errors import UsageError
-from hangar.executor.task_copy import TaskCopier
+from hangar.executor.task_copy import TaskCopier, copy_name
 from hangar.executor.task_create import TaskCreator
 from hangar.executor.transfer import git_patch
 from hangar.executor.transfer.package import (
@@ -142,7 +142,7 @@ class TaskTransfer:
         forked = control.fork(handle, last_turn, worktree)
         for session in imported:
             control.archive(session, None)  # the source's files: not a task of their own here
-        title = str(manifest.get("title") or "")
+        title = copy_name(str(manifest.get("title") or ""))
         TaskCopier(self.core).register(new_id, runtime, str(worktree), title, forked)
         return TaskCopied(
             local_task_id=new_id,
