@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hangar.hub.runtime_work import (
+    Bound,
     DeviceInfo,
     archived_view,
     device_labels,
@@ -113,3 +114,50 @@ def test_search_results_map_to_their_project() -> None:
     assert result_project_id(nested) == project_id("dev-local", "/repo")
     chat = {"deviceId": "dev-local", "workspacePath": "/h/x", "workspaceKind": "chat"}
     assert result_project_id(chat) is None
+
+
+def test_a_bound_label_is_the_workspace_kind_and_a_worktree_folds_into_its_project() -> None:
+    """RW-304, RW-305: a directory bound with the label ``worktree`` lists its tasks with that
+    workspaceKind; on the Project's own device it folds into the Project, on another device it
+    carries the Project's name — never a Project of its own name. A bound directory with no
+    task yet is listed; an unbound one is left as the device reports it."""
+    key = project_id("dev-local", "/repo/shop")
+    bound = [
+        Bound("dev-local", "/repo/shop", "workspace", key),
+        Bound("dev-local", "/review/shop-copy", "worktree", key),
+        Bound("dev-remote", "/srv/checkout", "worktree", key),
+        Bound("dev-remote", "/srv/empty", "workspace", key),
+    ]
+    tasks = {
+        "dev-local": [
+            task("a", "/repo/shop"),
+            task("b", "/review/shop-copy"),
+            task("c", "/elsewhere/other"),
+        ],
+        "dev-remote": [task("d", "/srv/checkout", deviceId="dev-remote")],
+    }
+    body = group_tasks([LOCAL, REMOTE], tasks, bound=bound)
+    by_folder = {(p["deviceId"], p["workspacePath"]): p for p in body["projects"]}
+    assert set(by_folder) == {
+        ("dev-local", "/repo/shop"),
+        ("dev-local", "/elsewhere/other"),
+        ("dev-remote", "/srv/checkout"),
+        ("dev-remote", "/srv/empty"),
+    }
+    shop = by_folder[("dev-local", "/repo/shop")]
+    assert sorted(t["localTaskId"] for t in shop["tasks"]) == ["a", "b"]
+    assert {t["localTaskId"]: t["workspaceKind"] for t in shop["tasks"]} == {
+        "a": "workspace",
+        "b": "worktree",
+    }
+    remote = by_folder[("dev-remote", "/srv/checkout")]
+    assert (remote["name"], remote["workspaceKind"], remote["projectKey"]) == (
+        "shop",
+        "worktree",
+        key,
+    )
+    assert [t["workspaceKind"] for t in remote["tasks"]] == ["worktree"]
+    assert by_folder[("dev-remote", "/srv/empty")]["tasks"] == []
+    other = by_folder[("dev-local", "/elsewhere/other")]
+    assert "projectKey" not in other and other["name"] == "other"
+    assert tasks["dev-local"][1]["workspaceKind"] == "workspace"  # the device's list is intact

@@ -26,7 +26,7 @@ import msgspec
 
 from hangar.errors import HangarError
 from hangar.hub.fanout import Pending, fan_out
-from hangar.hub.runtime_work import DeviceInfo, group_tasks
+from hangar.hub.runtime_work import Bound, DeviceInfo, group_tasks
 from hangar.protocol.codec import to_json
 
 Fetch = Callable[[str, int | None], Pending]
@@ -60,14 +60,16 @@ class RuntimeView:
         timeout: float = 10.0,
         offline: list[DeviceInfo] | None = None,
         marks: Marks | None = None,
+        bound: tuple[Bound, ...] = (),
     ) -> tuple[dict[str, Any], bytes]:
         """The current body and its JSON encoding. Devices are asked in parallel, each for
         at most ``timeout`` seconds; ``offline`` devices are listed without tasks. A device
-        whose marks fail or come late still lists its tasks, unmarked."""
+        whose marks fail or come late still lists its tasks, unmarked. ``bound``: the
+        device directories bound to Projects (their labels, RW-304)."""
         tasks: dict[str, list[dict[str, Any]]] = {}
         registered: dict[str, list[str]] = {}
         errors: list[dict[str, str]] = []
-        key: list[object] = [tuple(infos), tuple(offline or ())]
+        key: list[object] = [tuple(infos), tuple(offline or ()), bound]
         cacheable = True
         held_of = {i.device_id: self.lists.get(i.device_id) for i in infos}
 
@@ -124,7 +126,7 @@ class RuntimeView:
         snapshot = self._snapshot
         if cacheable and snapshot is not None and snapshot.key == tuple(key):
             return snapshot.body, snapshot.encoded
-        body = group_tasks(infos, tasks, registered)
+        body = group_tasks(infos, tasks, registered, bound)
         for device in body["devices"]:
             if device["deviceId"] in failed:
                 device["state"], device["online"] = "unreachable", False

@@ -88,18 +88,52 @@ def device_display(device: DeviceInfo) -> str:
     return device.address or device.name or device.device_id
 
 
+@dataclass(frozen=True)
+class Bound:
+    """A device's directory bound to a Project (``hangar.hub.store.device_workspaces``)."""
+
+    device_id: str
+    workspace_path: str
+    label: str
+    """``workspace`` or ``worktree``: preferred as the tasks' ``workspaceKind`` (RW-304)."""
+    project_key: str
+    """The ``projectId`` of the folder the Project was first bound from."""
+
+
+def home_of(bound: Iterable[Bound], project_key: str) -> Bound | None:
+    """The bound folder whose ``projectId`` is the Project's key (where it was bound from)."""
+    for b in bound:
+        if b.project_key == project_key == project_id(b.device_id, b.workspace_path):
+            return b
+    return None
+
+
 def group_tasks(
     devices: list[DeviceInfo],
     tasks_by_device: Mapping[str, Iterable[Task]],
     registered: Mapping[str, Iterable[str]] | None = None,
+    bound: Iterable[Bound] = (),
 ) -> dict[str, Any]:
     """The ``GET /api/runtime-work`` body from each online device's unarchived tasks, and
-    the blank projects each registered (shown with no task yet, RW-295)."""
+    the blank projects each registered (shown with no task yet, RW-295).
+
+    A bound directory (``bound``) is listed as its Project's even before it has a task; its
+    label is its tasks' ``workspaceKind`` (RW-304). A directory labelled ``worktree`` on the
+    device the Project was bound from folds into that Project, elsewhere it carries the
+    Project's name — never shown as another Project (RW-305)."""
     labels = device_labels(devices)
     projects: dict[str, dict[str, Any]] = {}
     conversations: list[Task] = []
+    bindings = list(bound)
+    online = {d.device_id for d in devices}
+    by_folder = {(b.device_id, b.workspace_path): b for b in bindings}
+    extra: dict[str, list[str]] = {}
+    for b in bindings:
+        if b.device_id in online:
+            extra.setdefault(b.device_id, []).append(b.workspace_path)
     for device in devices:
-        for path in (registered or {}).get(device.device_id, ()):
+        folders = [*(registered or {}).get(device.device_id, ()), *extra.get(device.device_id, ())]
+        for path in dict.fromkeys(folders):
             pid = project_id(device.device_id, path)
             projects[pid] = {
                 "projectId": pid,
@@ -133,6 +167,7 @@ def group_tasks(
             )
             project["tasks"].append(task)
             project["updatedAt"] = max(project["updatedAt"], _updated(task))
+    _apply_bindings(projects, by_folder, bindings)
     for project in projects.values():
         project["tasks"].sort(key=_updated, reverse=True)
     conversations.sort(key=_updated, reverse=True)
@@ -153,6 +188,34 @@ def group_tasks(
         "projects": sorted(projects.values(), key=lambda p: p["updatedAt"], reverse=True),
         "conversations": conversations,
     }
+
+
+def _apply_bindings(
+    projects: dict[str, dict[str, Any]],
+    by_folder: Mapping[tuple[str, str], Bound],
+    bindings: list[Bound],
+) -> None:
+    for pid in list(projects):
+        project = projects[pid]
+        found = by_folder.get((project["deviceId"], project["workspacePath"]))
+        if found is None:
+            continue
+        home = home_of(bindings, found.project_key)
+        project["projectKey"] = found.project_key
+        project["workspaceKind"] = found.label
+        project["tasks"] = [
+            {**t, "workspaceKind": found.label} if t.get("workspaceKind") != found.label else t
+            for t in project["tasks"]
+        ]
+        if found.label != "worktree" or home is None or home is found:
+            continue
+        project["name"] = project_name(home.workspace_path)
+        home_pid = project_id(home.device_id, home.workspace_path)
+        if home.device_id == project["deviceId"] and home_pid in projects:
+            del projects[pid]
+            into = projects[home_pid]
+            into["tasks"] += project["tasks"]
+            into["updatedAt"] = max(into["updatedAt"], project["updatedAt"])
 
 
 def archived_view(tasks: Iterable[Task]) -> dict[str, Any]:

@@ -10,6 +10,10 @@ With ``targetDeviceId`` and ``targetWorkspacePath`` (a project the target device
 copy goes to that device as a git fork (:mod:`hangar.hub.transfers`): the answer names the
 copy by the target's ``deviceId`` and the new ``localTaskId``, its ``workspacePath`` is the
 transfer's worktree there.
+
+``POST /api/runtime-work/copy-targets {deviceId, localTaskId}`` lists where the task may go
+(:mod:`hangar.hub.copy_targets`); ``POST /api/runtime-work/device-workspaces/prepare`` binds
+a directory of an unbound online device to the task's Project first.
 """
 
 from __future__ import annotations
@@ -20,12 +24,21 @@ from fastapi import APIRouter
 
 from hangar.errors import UsageError
 from hangar.hub.api.bodies import body_schema, json_body
-from hangar.hub.api.runtime_work import FastJSONResponse
+from hangar.hub.api.runtime_work import (
+    RUNTIME_CHANGED,
+    FastJSONResponse,
+    TaskAddress,
+    TaskAddressBody,
+    runtime_work,
+)
 from hangar.hub.context import Hub
+from hangar.hub.copy_targets import bound_directories, copy_targets, prepare_device_workspace
+from hangar.hub.store.device_workspaces import Label
 from hangar.hub.transfers import copy_across
 from hangar.protocol import copy as cp
+from hangar.protocol import create as cr
 from hangar.protocol import methods as m
-from hangar.protocol.codec import to_json
+from hangar.protocol.codec import Wire, to_json
 from hangar.protocol.tasks import Id
 from hangar.protocol.worktrees import PathText
 
@@ -41,7 +54,44 @@ class DeviceCopy(cp.CopyTask, kw_only=True):
     target_workspace_path: PathText | None = None
 
 
+class PrepareDeviceWorkspace(Wire):
+    device_id: Id
+    """The task being copied: its device and ``localTaskId`` name the Project."""
+    local_task_id: Id
+    target_device_id: Id
+    label: Label
+    workspace_path: PathText | None = None
+    """A directory the target device reports (``GET /api/runtime-work/projects``)…"""
+    new_project_name: cr.ProjectName | None = None
+    """…or a new blank project ``~/Documents/<name>`` it creates."""
+
+
 DeviceCopyBody = Annotated[DeviceCopy, json_body(DeviceCopy)]
+PrepareBody = Annotated[PrepareDeviceWorkspace, json_body(PrepareDeviceWorkspace)]
+
+
+@router.post(
+    "/copy-targets",
+    summary="Where a task may be copied to, within its Project",
+    openapi_extra=body_schema(TaskAddress),
+)
+def targets(body: TaskAddressBody, ctx: Hub) -> dict[str, Any]:
+    return copy_targets(runtime_work(ctx), bound_directories(ctx), body.device_id,
+                        body.local_task_id)  # fmt: skip
+
+
+@router.post(
+    "/device-workspaces/prepare",
+    summary="Bind a device's directory to a task's Project (worktree or workspace)",
+    openapi_extra=body_schema(PrepareDeviceWorkspace),
+)
+def prepare(body: PrepareBody, ctx: Hub) -> dict[str, Any]:
+    made = prepare_device_workspace(
+        ctx, runtime_work(ctx), body.device_id, body.local_task_id, body.target_device_id,
+        body.label, body.workspace_path, body.new_project_name,
+    )  # fmt: skip
+    ctx.events.publish(RUNTIME_CHANGED, {"deviceId": body.target_device_id, "localTaskIds": []})
+    return made
 
 
 @router.post(

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response
 from hangar.errors import HangarError, UsageError
 from hangar.hub.api.bodies import body_schema, json_body
 from hangar.hub.context import Hub, HubContext
+from hangar.hub.copy_targets import bound_directories
 from hangar.hub.executor_link import RpcNotSupported
 from hangar.hub.fanout import Pending, begin, fan_out, mapped
 from hangar.hub.runtime_work import DeviceInfo, archived_view, group_tasks, result_project_id
@@ -133,7 +134,8 @@ def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
     devices = ctx.all_devices()
     online = [d for d in devices if d.state != "offline"]
     offline = [d for d in devices if d.state == "offline"]
-    return ctx.runtime_view.body(online, fetch, ctx.fanout_timeout, offline, marks)
+    bound = tuple(bound_directories(ctx))
+    return ctx.runtime_view.body(online, fetch, ctx.fanout_timeout, offline, marks, bound)
 
 
 def _activity_marks(found: Activity) -> dict[str, dict[str, Any]]:

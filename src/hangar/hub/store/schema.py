@@ -530,3 +530,27 @@ discussion_turns = sa.Table(
         "discussion_id", "source", "source_key", name="uq_discussion_turns_discussion_source_key"
     ),
 )
+
+device_workspaces = sa.Table(
+    # A device's directory bound to a Project (RW-301..305): ``project_key`` is the Project's
+    # ``projectId`` where it was first bound from (``deviceId`` + its folder); ``label`` is
+    # ``workspace`` or ``worktree`` (preferred as the list's workspaceKind, RW-304).
+    "device_workspaces",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column(
+        "workspace_id",
+        sa.String(36),
+        sa.ForeignKey("workspaces.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("project_key", sa.String(64), nullable=False),
+    sa.Column("device_id", sa.String(200), nullable=False),
+    sa.Column("workspace_path", sa.String(4096), nullable=False),
+    sa.Column("label", sa.String(20), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint(
+        "workspace_id", "device_id", "workspace_path", name="uq_device_workspaces_directory"
+    ),
+    sa.Index("ix_device_workspaces_project", "workspace_id", "project_key"),
+)
