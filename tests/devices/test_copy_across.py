@@ -90,6 +90,16 @@ def transcript(http: httpx.Client, address: dict[str, str]) -> list[dict[str, An
     return list(page.json()["messages"])
 
 
+def bind(http: httpx.Client, address: dict[str, str], device_id: str, path: Path) -> None:
+    """Bind ``path`` of ``device_id`` to the task's Project, as the copy picker does first."""
+    prepared = http.post(
+        "/api/runtime-work/device-workspaces/prepare",
+        json={**address, "targetDeviceId": device_id, "label": "workspace",
+              "workspacePath": str(path)},
+    )  # fmt: skip
+    assert prepared.status_code == 200, prepared.text
+
+
 @contextmanager
 def two_devices(
     agent_sandbox: AgentSandbox, tmp_path: Path, hub_env: dict[str, str] | None = None,
@@ -150,6 +160,7 @@ def test_a_git_fork_to_another_device_ends_at_the_turn_and_carries_the_changes(
             play(agent_sandbox, {"text": "A slow fourth answer, still streaming.", "delay": 4})
             running = send(http, events, address, "Fourth question", wait=False)
             turn_event(events, "response.output_text.delta", running)
+            bind(http, address, desk_id, target_repo)
             new_id = uuid.uuid4().hex
             answer = http.post(
                 "/api/runtime-work/copy",
@@ -238,6 +249,7 @@ def test_a_target_with_another_remote_gets_an_archive_copy_not_a_git_fork(
             address = {"deviceId": source["deviceId"], "localTaskId": source["localTaskId"]}
             (first_turn,) = {m["turnId"] for m in transcript(http, address)}
             before = len(tasks)
+            bind(http, address, desk.device.device_id, target_repo)
             answer = http.post(
                 "/api/runtime-work/copy",
                 json={

@@ -17,7 +17,7 @@ from moto.server import ThreadedMotoServer
 from hangar.testing.agent_runs import AgentSandbox
 from hangar.testing.scenarios import scenario_from_dict
 
-from .test_copy_across import play, send, transcript, two_devices
+from .test_copy_across import bind, play, send, transcript, two_devices
 from .test_remote_turns import SLOW
 
 pytestmark = pytest.mark.real_agents
@@ -74,6 +74,7 @@ def copy_first_turn(
         address = {"deviceId": source["deviceId"], "localTaskId": source["localTaskId"]}
         middle = send(http, events, address, "Second question")
         send(http, events, address, "Third question")
+        bind(http, address, desk.device.device_id, target_project)
         answer = http.post(
             "/api/runtime-work/copy",
             json={

@@ -89,6 +89,15 @@ def test_targets_stay_in_the_project_and_an_unbound_device_is_prepared_first(
             )
             assert bad_label.status_code == 422, bad_label.text
             assert kinds(targets(http, address))[1][0] == "unbound_device"  # nothing bound
+            unbound = http.post(
+                "/api/runtime-work/copy",
+                json={**address, "lastTurnId": transcript(http, address)[-1]["turnId"],
+                      "newLocalTaskId": uuid.uuid4().hex, "targetDeviceId": desk_id,
+                      "targetWorkspacePath": str(desk_repo)},
+            )  # fmt: skip
+            assert unbound.status_code == 400, unbound.text  # not this Project's yet (RW-301)
+            assert "not a directory of this task's project" in unbound.json()["error"]["message"]
+            assert not (desk.settings.paths.home / "worktrees").exists()
 
             prepared = http.post(
                 "/api/runtime-work/device-workspaces/prepare",

@@ -101,6 +101,30 @@ def copy_targets(
     }
 
 
+def require_copy_target(
+    view: Mapping[str, Any],
+    bound: list[Bound],
+    device_id: str,
+    local_task_id: str,
+    target_device_id: str,
+    target_workspace_path: str,
+) -> None:
+    """Refuse a copy to another device's directory that is not bound to the task's Project
+    (RW-301): an unbound device is prepared first, so a copy never lands in another project."""
+    wanted = (target_device_id, target_workspace_path.rstrip("/") or "/")
+    offered = copy_targets(view, bound, device_id, local_task_id)["targets"]
+    for target in offered:
+        if (
+            target["kind"] == "device_workspace"
+            and (target["deviceId"], target["workspacePath"].rstrip("/") or "/") == wanted
+        ):
+            return
+    raise UsageError(
+        f"{target_workspace_path} on device {target_device_id} is not a directory of this "
+        "task's project; bind it first (POST /api/runtime-work/device-workspaces/prepare)"
+    )
+
+
 def prepare_device_workspace(
     ctx: HubContext,
     view: Mapping[str, Any],

@@ -32,7 +32,12 @@ from hangar.hub.api.runtime_work import (
     runtime_work,
 )
 from hangar.hub.context import Hub
-from hangar.hub.copy_targets import bound_directories, copy_targets, prepare_device_workspace
+from hangar.hub.copy_targets import (
+    bound_directories,
+    copy_targets,
+    prepare_device_workspace,
+    require_copy_target,
+)
 from hangar.hub.store.device_workspaces import Label
 from hangar.hub.transfers import copy_across
 from hangar.protocol import copy as cp
@@ -102,6 +107,10 @@ def copy(body: DeviceCopyBody, ctx: Hub) -> dict[str, Any]:
         if body.target_device_id is None or body.target_workspace_path is None:
             raise UsageError("a copy to another device names targetDeviceId and its project's "
                              "targetWorkspacePath")  # fmt: skip
+        require_copy_target(
+            runtime_work(ctx), bound_directories(ctx), body.device_id, body.local_task_id,
+            body.target_device_id, body.target_workspace_path,
+        )  # fmt: skip
         return copy_across(
             ctx,
             body.device_id,
