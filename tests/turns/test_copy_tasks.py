@@ -9,6 +9,7 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,29 @@ def copy(executor: Executor, task_id: str, last_turn_id: str) -> dict[str, Any]:
     )
 
 
+def copy_while_streaming(
+    box: AgentSandbox,
+    executor: Executor,
+    events: TurnEvents,
+    task_id: str,
+    sender: Callable[[Executor, str, str], dict[str, Any]],
+) -> dict[str, Any]:
+    """Copy at the third turn while a slow fourth streams: the running turn cannot be the
+    copy's last, and it finishes in full on the source. Returns the copy."""
+    play(box, {"text": "A slow fourth answer that keeps streaming on.", "delay": 3})
+    running = str(sender(executor, task_id, "Fourth question")["subtaskId"])
+    events.wait_type("response.output_text.delta", running)
+    third = [m for m in last_messages(executor, task_id, 6) if m["content"] == "Third answer."]
+    mid = copy(executor, task_id, third[0]["turnId"])
+    with pytest.raises(HangarError) as still_running:
+        copy(executor, task_id, running)
+    assert still_running.value.code in ("bad_request", "not_found")
+    done = events.wait_type("response.completed", running)
+    assert done["localTaskId"] == task_id
+    assert events.text(running) == "A slow fourth answer that keeps streaming on."
+    return mid
+
+
 def test_a_codex_copy_ends_at_the_chosen_turn_while_the_source_runs_on(
     agent_sandbox: AgentSandbox, sandbox_executor: Executor, turn_events: TurnEvents
 ) -> None:
@@ -85,19 +109,7 @@ def test_a_codex_copy_ends_at_the_chosen_turn_while_the_source_runs_on(
     assert contents(sandbox_executor, again["localTaskId"]) == copy_messages[:2]
 
     # Mid-turn: the source streams a slow fourth turn while the copy is made at the third.
-    play(agent_sandbox, {"text": "A slow fourth answer that keeps streaming on.", "delay": 3})
-    running = str(send(sandbox_executor, task_id, "Fourth question")["subtaskId"])
-    turn_events.wait_type("response.output_text.delta", running)
-    third = [
-        m for m in last_messages(sandbox_executor, task_id, 6) if m["content"] == "Third answer."
-    ]
-    mid = copy(sandbox_executor, task_id, third[0]["turnId"])
-    with pytest.raises(HangarError) as still_running:
-        copy(sandbox_executor, task_id, running)
-    assert still_running.value.code in ("bad_request", "not_found")
-    done = turn_events.wait_type("response.completed", running)
-    assert done["localTaskId"] == task_id
-    assert turn_events.text(running) == "A slow fourth answer that keeps streaming on."
+    mid = copy_while_streaming(agent_sandbox, sandbox_executor, turn_events, task_id, send)
     assert contents(sandbox_executor, task_id)[-2:] == [
         ("user", "Fourth question"),
         ("assistant", "A slow fourth answer that keeps streaming on."),
@@ -206,18 +218,7 @@ def test_a_claude_copy_is_forked_by_the_cli_through_the_chosen_turn(
     assert contents(sandbox_executor, task_id) == source_before
 
     # Mid-turn: the source streams a slow fourth turn while the copy is made at the third.
-    play(agent_sandbox, {"text": "A slow fourth answer that keeps streaming on.", "delay": 3})
-    running = str(claude_send(sandbox_executor, task_id, "Fourth question")["subtaskId"])
-    turn_events.wait_type("response.output_text.delta", running)
-    third = [
-        m for m in last_messages(sandbox_executor, task_id, 6) if m["content"] == "Third answer."
-    ]
-    mid = copy(sandbox_executor, task_id, third[0]["turnId"])
-    with pytest.raises(HangarError) as still_running:
-        copy(sandbox_executor, task_id, running)
-    assert still_running.value.code in ("bad_request", "not_found")
-    turn_events.wait_type("response.completed", running)
-    assert turn_events.text(running) == "A slow fourth answer that keeps streaming on."
+    mid = copy_while_streaming(agent_sandbox, sandbox_executor, turn_events, task_id, claude_send)
     assert contents(sandbox_executor, task_id) == [
         *source_before,
         ("user", "Fourth question"),
