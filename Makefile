@@ -4,7 +4,7 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint bench install clean agents corpus browser postgres tmux
+.PHONY: test lint bench bench-peers install clean agents corpus browser postgres tmux
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -75,10 +75,22 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The peers bench/cli.py compares with (AgentsView), pinned in bench/requirements.txt, in their
+# own venv: they are not part of hangar and never meet its dependencies.
+PEERS_DIR   := bench/.peers
+PEERS_STAMP := $(PEERS_DIR)/.hangar-stamp
+
+$(PEERS_STAMP): bench/requirements.txt
+	$(PYTHON) -m venv $(PEERS_DIR)
+	$(PEERS_DIR)/bin/pip install --quiet -r bench/requirements.txt
+	touch $(PEERS_STAMP)
+
+bench-peers: $(PEERS_STAMP)
+
 # Every script prints its figures, even after one missed a target; the exit status says whether
-# all met theirs. The AgentsView comparison of bench/cli.py runs when HANGAR_BENCH_AGENTSVIEW
-# names the peer's binary (it is not part of this project).
-bench: install
+# all met theirs. bench/cli.py compares with the AgentsView of bench/.peers (or the binary
+# HANGAR_BENCH_AGENTSVIEW names).
+bench: install bench-peers
 	@status=0; for script in bench/*.py; do echo "# $$script" >&2; \
 	  $(VPY) $$script --json || status=1; done; exit $$status
 

@@ -14,9 +14,11 @@ interpreter's own start (``python -c pass``) and ``import click``.
   list --json`` then ``hangar tasks show ID --json --limit 50``, against AgentsView doing the
   same (``agentsview session list --json`` then ``agentsview session messages ID --json
   --limit 50 --direction desc``, its background server stopped afterwards) on the same file.
-  Target: hangar ≤ 0.25 × AgentsView. The peer is not part of this project: pass its binary
-  with ``--agentsview PATH`` (or ``$HANGAR_BENCH_AGENTSVIEW``); without it the comparison is
-  skipped and says so, and hangar's own times are still printed.
+  Target: hangar ≤ 0.25 × AgentsView. The peer is not part of this project: ``make bench``
+  installs the version pinned in ``bench/requirements.txt`` into its own venv,
+  ``bench/.peers``, which is used when present; ``--agentsview PATH`` (or
+  ``$HANGAR_BENCH_AGENTSVIEW``) names another binary. Without any the comparison is skipped
+  and says so, and hangar's own times are still printed.
 
 Everything lives in a temp dir that is removed afterwards; processes started here are ended
 by their PID.
@@ -50,6 +52,8 @@ CODEX_THREAD = "019e1625-789d-76c0-80ab-000000000001"
 START_TARGET_MS = 80
 LIST_TARGET_MS = 200
 PEER_TARGET = 0.25
+PINNED_PEER = Path(__file__).resolve().parent / ".peers" / "bin" / "agentsview"
+"""AgentsView as ``make bench-peers`` installs it (bench/requirements.txt)."""
 
 
 def clean_env(root: Path) -> dict[str, str]:
@@ -240,7 +244,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--mb", type=float, default=61.0)
     parser.add_argument("--rounds", type=int, default=3, help="empty-state runs per file")
-    parser.add_argument("--agentsview", default=os.environ.get("HANGAR_BENCH_AGENTSVIEW"))
+    pinned = str(PINNED_PEER) if PINNED_PEER.exists() else None
+    parser.add_argument("--agentsview", default=os.environ.get("HANGAR_BENCH_AGENTSVIEW") or pinned)
     args = parser.parse_args()
     peer = shutil.which(args.agentsview) if args.agentsview else None
     if args.agentsview and peer is None:

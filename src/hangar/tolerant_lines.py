@@ -17,6 +17,9 @@ _SURROGATE = re.compile(
     rb"(?<!\\)((?:\\\\)*+)(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
     rb"|\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
 )
+_SUSPECT = re.compile(rb"\\u[dD][89a-fA-F]")
+"""Any surrogate escape at all: a regex scan, several times faster than ``in`` for a short
+needle on lines full of backslashes (escaped newlines in tool output)."""
 
 
 def _keep_pairs(match: re.Match[bytes]) -> bytes:
@@ -32,6 +35,6 @@ def tolerant_line(line: bytes) -> bytes:
             line.decode("utf-8")
         except UnicodeDecodeError:
             line = line.decode("utf-8", "replace").encode("utf-8")
-    if b"\\u" in line and (b"\\ud" in line or b"\\uD" in line):
+    if _SUSPECT.search(line) is not None:
         line = _SURROGATE.sub(_keep_pairs, line)
     return line
