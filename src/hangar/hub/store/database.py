@@ -18,7 +18,6 @@ from sqlalchemy.engine import Engine
 from hangar.errors import DatabaseError
 from hangar.private_files import create_private_file
 
-
 SQLITE_POOL = 40
 """Pooled connections to a SQLite file (the request thread pool's size): SQLAlchemy's
 default of 5 (plus 10 opened and closed per use) makes every burst reopen connections."""
