@@ -43,6 +43,11 @@ def test_relevance_puts_the_densest_match_first(executor: Executor, claude_home:
     assert by_rank[0]["snippet"].startswith("«tapir» «tapir» «tapir»")
     assert [r["localTaskId"] for r in by_rank] == [r["localTaskId"] for r in by_date][::-1]
     assert by_rank[0]["score"] < by_rank[1]["score"]
+    # By date each task keeps the score of the row it points at: with one matching message
+    # per task, the same score as by relevance.
+    scores = {r["localTaskId"]: r["score"] for r in by_rank}
+    assert {r["localTaskId"]: r["score"] for r in by_date} == scores
+    assert all(isinstance(score, float) for score in scores.values())
 
 
 def test_agent_and_date_filters(executor: Executor, claude_home: Path) -> None:

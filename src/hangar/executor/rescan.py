@@ -7,7 +7,7 @@ only when needed:
 * **Watched** (a session watcher is attached and armed, see :meth:`RescanGate.watching`): a
   scan runs only after the watcher reported a change (:meth:`RescanGate.changed`), or the
   watcher's own probe says its view is stale (an agent home appeared or vanished). A request
-  after nothing changed costs one flag check.
+  after nothing changed costs one flag check and the probe, run without holding the lock.
 * **Unwatched** (the CLI, tests, a watcher that is starting or restarting): every request is
   answered from a scan that *started after it arrived*, but concurrent requests share one: a
   caller that arrives while a scan runs waits for it to end and is then covered by the next
@@ -55,10 +55,14 @@ class RescanGate:
         """Run ``scan`` if this caller needs one (see the module docstring); ``True`` when
         this call ran it."""
         with self._state:
-            if not force and self._watched and not self._dirty:
-                probe = self._probe
-                if probe is None or not probe():
-                    return False
+            clean = not force and self._watched and not self._dirty
+            probe = self._probe
+        # The probe stats a few paths: outside the lock, so concurrent callers of a watched,
+        # clean gate never queue behind each other's system calls.
+        if clean and (probe is None or not probe()):
+            return False
+        with self._state:
+            if clean:
                 self._dirty = True
             self._asked += 1
             ticket = self._asked

@@ -67,10 +67,31 @@ def search(db: ExecutorDatabase, device: Device, request: SearchRequest) -> Sear
     conn = db.read()
     try:
         found = _matching_tasks(conn, match, where, params, request.limit, relevance)
-        results = [_result(conn, device, task, match, relevance) for task in found]
+        described = [_result(conn, device, task, match, relevance) for task in found]
+        if not relevance:
+            _add_scores(conn, match, described)
     except sqlite3.OperationalError as exc:
         raise UsageError(f"the search index cannot run this query: {exc}") from None
-    return SearchResults(results=results)
+    return SearchResults(results=[hit for hit, _ in described])
+
+
+def _add_scores(
+    conn: sqlite3.Connection, match: str, described: list[tuple[SearchHit, int | None]]
+) -> None:
+    """Each hit's ``score``: the FTS5 rank of the row it describes, in one statement.
+
+    bm25 first counts the query's matches over the whole index; that pass is shared by the
+    rows of one statement only. The ``+`` keeps SQLite from turning ``rowid IN`` into one
+    lookup (and one such pass) per row: the matches are scanned once and filtered."""
+    wanted = {rowid: hit for hit, rowid in described if rowid is not None}
+    if not wanted:
+        return
+    marks = ",".join("?" * len(wanted))
+    for rowid, rank in conn.execute(
+        f"SELECT rowid, rank FROM search_fts WHERE search_fts MATCH ? AND +rowid IN ({marks})",
+        (match, *wanted),
+    ):
+        wanted[rowid].score = float(rank)
 
 
 _BEST = f"coalesce(min(CASE WHEN rowid & {(1 << SEQ_SHIFT) - 1} THEN {{rank}} END), min({{rank}}))"
@@ -107,8 +128,10 @@ def _matching_tasks(
     if relevance:
         order = "m.best, " + order
     if hits <= SCAN_HITS or relevance:
+        # By date no rank is needed here: computing it costs a bm25 per hit.
+        best = _BEST.format(rank="rank") if relevance else "NULL"
         source = (
-            f"SELECT rowid >> ? AS seq, {_BEST.format(rank='rank')} AS best FROM search_fts"
+            f"SELECT rowid >> ? AS seq, {best} AS best FROM search_fts"
             " WHERE search_fts MATCH ? GROUP BY seq"
         )
         if hits > SCAN_HITS:
@@ -151,9 +174,13 @@ def _matching_tasks(
 
 def _result(
     conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str, relevance: bool
-) -> SearchHit:
+) -> tuple[SearchHit, int | None]:
+    """The hit for one task, and the rowid of the row it describes (``None``: no row)."""
     base = int(task["task_seq"]) << SEQ_SHIFT
     order = "rank" if relevance else "search_fts.rowid DESC"
+    # By date the rank of the newest row is filled in later for every result at once
+    # (:func:`_add_scores`): asked here, FTS5 would rescan the whole index once per task.
+    rank = "rank" if relevance else "NULL"
     # Messages first: the title (row ``base``) counts only when no message matches, since it
     # mostly repeats the first request.
     rows: list[Any] = []
@@ -161,7 +188,7 @@ def _result(
     for span in ((base + 1, base + (1 << SEQ_SHIFT) - 1), (base, base)):
         rows = conn.execute(
             "SELECT r.message_index, r.role, r.created_at,"
-            " snippet(search_fts, -1, ?, ?, '…', ?), rank"
+            f" snippet(search_fts, -1, ?, ?, '…', ?), {rank}, search_fts.rowid"
             " FROM search_fts JOIN search_rows r ON r.id = search_fts.rowid"
             " WHERE search_fts MATCH ? AND search_fts.rowid BETWEEN ? AND ?"
             f" ORDER BY {order} LIMIT ?",
@@ -188,7 +215,7 @@ def _result(
         handle = json.loads(task["runtime_handle"] or "{}")
     except ValueError:
         handle = {}
-    return SearchHit(
+    hit = SearchHit(
         device_id=device.device_id,
         local_task_id=task["local_task_id"],
         title=task["title_override"] or task["title"],
@@ -202,5 +229,6 @@ def _result(
         runtime_handle=handle if isinstance(handle, dict) else {},
         matches=matches,
         match_count=max(count, len(matches)),
-        score=float(rows[0][4]) if rows else None,
+        score=float(rows[0][4]) if rows and rows[0][4] is not None else None,
     )
+    return hit, (rows[0][5] if rows else None)

@@ -119,7 +119,7 @@ def fan_out(
             pendings.append(start(item))
         except HangarError as exc:
             pendings.append(_Failed(exc))
-    if len(pendings) > 1:
+    if len({device_of(item) for item in items}) > 1:
         for pending in pendings:
             pending.spawn()
     deadline = time.monotonic() + timeout + SLACK

@@ -113,26 +113,28 @@ class DeviceDirectory:
     def states(self) -> list[DeviceState]:
         devices = schema.devices
         cutoff = registry.now() - timedelta(seconds=STALE)
+        replicas = schema.hub_replicas
+        # One statement per call (the list asks on every request): each device with whether
+        # the replica holding it is alive.
+        held_alive = (
+            sa.select(replicas.c.id)
+            .where(replicas.c.id == devices.c.replica_id, replicas.c.heartbeat_at >= cutoff)
+            .exists()
+        )
         with self.engine.connect() as conn:
-            alive = set(
-                conn.execute(
-                    sa.select(schema.hub_replicas.c.id).where(
-                        schema.hub_replicas.c.heartbeat_at >= cutoff
-                    )
-                ).scalars()
-            )
             rows = conn.execute(
-                sa.select(devices).where(
+                sa.select(devices, held_alive.label("replica_alive")).where(
                     devices.c.workspace_id == self.workspace.id,
                     devices.c.revoked_at.is_(None),
                     devices.c.device_id.is_not(None),
                 )
             ).all()
-        alive.add(self.presence.id)
         found: list[DeviceState] = []
         for row in rows:
             state: State = "offline"
-            if row.replica_id is not None and row.replica_id in alive:
+            if row.replica_id is not None and (
+                row.replica_id == self.presence.id or row.replica_alive
+            ):
                 state = "busy" if row.state == "busy" else "online"
                 if row.replica_id == self.presence.id and self.local_link(row.device_id) is None:
                     state = "offline"

@@ -18,6 +18,10 @@ from sqlalchemy.engine import Engine
 from hangar.errors import DatabaseError
 from hangar.private_files import create_private_file
 
+SQLITE_POOL = 40
+"""Pooled connections to a SQLite file (the request thread pool's size): SQLAlchemy's
+default of 5 (plus 10 opened and closed per use) makes every burst reopen connections."""
+
 
 def sqlite_url(path: Path) -> str:
     return f"sqlite+pysqlite:///{path}"
@@ -46,6 +50,15 @@ def create_hub_engine(url: str) -> Engine:
         # pool_pre_ping: after PostgreSQL restarts, a pooled connection is tested (and
         # replaced) before use instead of failing the request that drew it.
         engine = sa.create_engine(url, future=True, pool_pre_ping=True, pool_size=10)
+    elif url.startswith("sqlite") and sa.engine.make_url(url).database not in (
+        None,
+        "",
+        ":memory:",
+    ):
+        # A file database: keep enough connections for a burst of concurrent requests.
+        # Past the pool, each request would open a connection (and run its PRAGMAs,
+        # ``journal_mode`` taking the database lock) and close it again.
+        engine = sa.create_engine(url, future=True, pool_size=SQLITE_POOL)
     else:
         engine = sa.create_engine(url, future=True)
     if engine.dialect.name == "sqlite":
