@@ -229,7 +229,7 @@ def _every_method(remote: Callable[..., Any]) -> None:
     remote(m.USAGE_SUMMARY.name, u.UsageRequest(by="task"), same=True)
     turn = page.messages[-1].turn_id
     copy = cp.CopyTask(local_task_id=first, last_turn_id=turn, new_local_task_id="copy-0123456789")
-    remote(m.TASKS_COPY.name, copy, fails="not_supported")  # Claude: no fork hangar drives
+    remote(m.TASKS_COPY.name, copy, fails="bad_request")  # Claude forks only in /srv/app: gone
     facts = remote(m.TRANSFER_SOURCE.name, tr.SourceRequest(local_task_id=first), same=True)
     assert facts.git is False and facts.project_dir == "app"
     check = tr.CheckTarget(workspace_path="/srv/nowhere", remote_url="file:///x", commits=[])
@@ -246,7 +246,7 @@ def _every_method(remote: Callable[..., Any]) -> None:
     offer = tr.OfferRequest(
         local_task_id=first, last_turn_id=turn, transfer_id="transfer-0123", token="t" * 32
     )
-    remote(m.TRANSFER_OFFER.name, offer, fails="not_supported")  # Claude: no fork
+    remote(m.TRANSFER_OFFER.name, offer, fails="bad_request")  # its directory is not there
     upload = tr.UploadRequest(transfer_id="transfer-0123", url="http://127.0.0.1:9/x")
     remote(m.TRANSFER_UPLOAD.name, upload, fails="bad_request")  # nothing offered
     fetch = tr.FetchRequest(
