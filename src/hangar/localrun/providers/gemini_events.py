@@ -1,0 +1,235 @@
+"""Gemini CLI chat files as run messages (the reader of :mod:`.gemini`).
+
+Which files: exactly the ones Gemini's own hooks name for this process (``SessionStart`` and
+``AfterAgent`` report ``session_id`` and ``transcript_path``), in the order reported; a
+``SessionStart`` with ``source: resume`` is read from the file's end at that moment (its
+history belongs to earlier runs). Never a file found in a folder (LR-172, LR-181).
+
+A chat file (``…/chats/session-*.jsonl``) is projected with the transcript reader
+(:class:`hangar.agents.gemini.GeminiJsonlProjector`: records replaced by id, ``$rewindTo``);
+each projected message is reported once per source key:
+
+- user record → ``user_input`` (a bare slash command: nothing, and its turn has no final;
+  with arguments: ``command``/``commentable``, LR-164);
+- model text → ``text``; the text of the turn's last model record becomes ``final`` when
+  ``AfterAgent`` reports the turn ended and the turn is commentable (Gemini appends a turn's
+  tool calls to the model record that announced them, so only the hook tells a last reply
+  from one that will call a tool);
+- tool calls → ``tool_use`` with Gemini's tool name (``run_shell_command``, …), and
+  ``tool_result`` once the call is done, failed or cancelled;
+- error record → ``error``; model ``tokens`` → usage.
+
+sourceKeys: ``gemini:session:SID:message:MID:{user|error|tool-use:CALL|tool-result:CALL}`` and
+``…:message:MID:block:N:{text|final}`` (MID: the id of the request's first record, N: the
+block's place in the reply the transcript reader builds)..
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hangar.agents.gemini import GeminiJsonlProjector
+from hangar.localrun.providers.slash import parse_slash
+from hangar.model import TextBlock, ToolBlock, Usage
+from hangar.model.messages import Message
+from hangar.model.run_messages import MessageType, RunMessage, UsageEntry
+
+SOURCE = "gemini-chat"
+PROVIDER = "gemini"
+_DONE = frozenset({"done", "failed", "cancelled"})
+
+
+@dataclass
+class Mapped:
+    messages: list[RunMessage] = field(default_factory=list)
+    usage: list[UsageEntry] = field(default_factory=list)
+
+
+class GeminiChat:
+    """One chat file, read from an offset on; reports each source key once."""
+
+    def __init__(self, session: str, path: Path, *, from_end: bool) -> None:
+        self.session = session
+        self.path = path
+        self.offset = path.stat().st_size if from_end and path.exists() else 0
+        self.partial = b""
+        self.projector = GeminiJsonlProjector()
+        self.sent: set[str] = set()
+        self.usage_sent: dict[str, Usage] = {}
+        self.pending: tuple[str, str] | None = None
+        """The key stem and text of the newest reply text, not yet reported (text or final)."""
+        self.commentable = False
+        self.turn_key = ""
+
+    def _key(self, stem: str, suffix: str) -> str:
+        return f"gemini:session:{self.session}:message:{stem}:{suffix}"
+
+    def _message(self, kind: MessageType, stem: str, suffix: str, **fields: Any) -> RunMessage:
+        data = {"session_id": self.session, **fields.pop("input", {})}
+        if self.turn_key:
+            data["turnKey"] = self.turn_key
+        return RunMessage(kind, SOURCE, self._key(stem, suffix), input=data, **fields)
+
+    def read(self, out: Mapped) -> None:
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except OSError:
+            return
+        if not data:
+            return
+        self.offset += len(data)
+        *lines, self.partial = (self.partial + data).split(b"\n")
+        for line in lines:
+            if line.strip():
+                self.projector.feed(line)
+        for message in self.projector.log.messages:
+            self._map(message, out)
+
+    def _emit(self, message: RunMessage, out: Mapped) -> None:
+        if message.source_key not in self.sent:
+            self.sent.add(message.source_key)
+            out.messages.append(message)
+
+    def _map(self, message: Message, out: Mapped) -> None:
+        if message.role == "user":
+            self._user(message, out)
+            return
+        for n, block in enumerate(message.blocks or []):
+            if isinstance(block, TextBlock) and block.text.strip():
+                self._text(f"{message.id}:block:{n}", block.text, out)
+            elif isinstance(block, ToolBlock):
+                self._tool(message.id, block, out)
+        if message.error:
+            self._settle_pending(out)
+            self._emit(self._message("error", message.id, "error", content=message.error), out)
+        self._usage(message, out)
+
+    def _text(self, stem: str, text: str, out: Mapped) -> None:
+        if self._sent_text(stem):
+            return
+        self._settle_pending(out, keep=stem)
+        self.pending = (stem, text)  # text or final: AfterAgent tells (see the docstring)
+
+    def _tool(self, stem: str, tool: ToolBlock, out: Mapped) -> None:
+        self._settle_pending(out)
+        call = tool.tool_use_id
+        use = self._message(
+            "tool_use", stem, f"tool-use:{call}", tool=tool.name,
+            input={"tool_call_id": call, "input": tool.input},
+        )  # fmt: skip
+        self._emit(use, out)
+        if tool.status in _DONE:
+            result = self._message(
+                "tool_result", stem, f"tool-result:{call}", tool=tool.name,
+                output=tool.output or "",
+                input={"tool_call_id": call, "success": tool.status == "done"},
+            )  # fmt: skip
+            self._emit(result, out)
+
+    def _usage(self, message: Message, out: Mapped) -> None:
+        usage = message.usage
+        if usage is None:
+            return
+        before = self.usage_sent.get(message.id, Usage())
+        self.usage_sent[message.id] = usage
+        delta = [
+            max(0, (now or 0) - (was or 0))
+            for now, was in (
+                (usage.input_tokens, before.input_tokens),
+                (usage.output_tokens, before.output_tokens),
+                (usage.cache_read_tokens, before.cache_read_tokens),
+            )
+        ]
+        if any(delta):
+            out.usage.append(UsageEntry(PROVIDER, message.model or "", *delta, 0))
+
+    def _user(self, message: Message, out: Mapped) -> None:
+        key = self._key(message.id, "user")
+        if key in self.sent:
+            return
+        self._settle_pending(out)
+        self.sent.add(key)
+        text = message.content.strip()
+        self.turn_key = f"gemini:session:{self.session}:message:{message.id}"
+        slash = parse_slash(text)
+        self.commentable = bool(text) and (slash is None or bool(slash.args))
+        if not self.commentable:
+            return  # a bare slash command is not user input (LR-164)
+        extra = {"command": True, "commentable": True} if slash is not None else {}
+        out.messages.append(
+            self._message("user_input", message.id, "user", content=text, input=extra)
+        )
+
+    def _sent_text(self, stem: str) -> bool:
+        return self._key(stem, "text") in self.sent or self._key(stem, "final") in self.sent
+
+    def _settle_pending(self, out: Mapped, *, kind: MessageType = "text", keep: str = "") -> None:
+        """Something came after the pending text (it was not the turn's last reply), or the
+        turn ended (``kind="final"``)."""
+        if self.pending is None or self.pending[0] == keep:
+            return
+        stem, text = self.pending
+        self.pending = None
+        if not self._sent_text(stem):
+            self._emit(self._message(kind, stem, kind, content=text), out)
+
+    def end_turn(self, out: Mapped) -> None:
+        """``AfterAgent``: the pending text was the turn's last reply."""
+        self._settle_pending(out, kind="final" if self.commentable else "text")
+
+
+class GeminiSessions:
+    """The chats the hooks of one Gemini process named, in order; thread-safe intake."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reports: list[dict[str, Any]] = []
+        self.current: GeminiChat | None = None
+        self.session_id = ""
+
+    def report(self, payload: Mapping[str, Any]) -> None:
+        """A hook's payload (from the hook server's thread)."""
+        with self._lock:
+            self._reports.append(dict(payload))
+
+    def read(self) -> Mapped:
+        out = Mapped()
+        with self._lock:
+            reports, self._reports = self._reports, []
+        for report in reports:
+            self._apply(report, out)
+        if self.current is not None:
+            self.current.read(out)
+        return out
+
+    def _apply(self, report: Mapping[str, Any], out: Mapped) -> None:
+        session = str(report.get("session_id") or "")
+        path = str(report.get("transcript_path") or "")
+        event = str(report.get("hook_event_name") or "")
+        if not session:
+            return
+        chat = self.current
+        if chat is not None and chat.session == session and (not path or Path(path) == chat.path):
+            if event == "AfterAgent":
+                chat.read(out)
+                chat.end_turn(out)
+            return
+        if chat is not None:
+            chat.read(out)  # what the earlier session wrote last
+            if event == "AfterAgent":
+                chat.end_turn(out)
+        self.session_id = session
+        if not path:
+            self.current = None
+            return
+        resumed = event == "SessionStart" and report.get("source") == "resume"
+        self.current = GeminiChat(session, Path(path), from_end=resumed)
+        if event == "AfterAgent":
+            self.current.read(out)
+            self.current.end_turn(out)
