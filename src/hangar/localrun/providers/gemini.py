@@ -1,94 +1,69 @@
-"""The Gemini CLI provider (``gemini``): its TUI in your terminal, the chats its hooks name.
+"""The Gemini CLI provider (``gemini``), following the chat file of the session it names.
 
-Source (LR-176): Gemini CLI 0.61 fires hooks with ``session_id`` and ``transcript_path`` (its
-chat file, ``~/.gemini/tmp/<project>/chats/session-*.jsonl``). hangar adds two command hooks,
-``SessionStart`` (start, ``/resume``, ``/clear``: a new session) and ``AfterAgent`` (a turn
-ended), in a temporary *system* settings file named by ``GEMINI_CLI_SYSTEM_SETTINGS_PATH``.
-Gemini merges system settings over the user's and workspace's and concatenates hook lists,
-so the user's own settings and hooks stay in force and no file of the user is written; a
-system settings file already in force (that variable, or ``/etc/gemini-cli/settings.json``)
-is copied into the temporary one first (and ``GEMINI_CLI_SYSTEM_DEFAULTS_PATH`` keeps
-pointing at the defaults beside it). The hook runs ``python -m hangar __session-hook``,
-which forwards the payload to a loopback hook server carrying the run's secret
-(:mod:`.hook_server`), so a Gemini started in another terminal is never read (LR-173). The
-reader (:mod:`.gemini_events`) follows the sessions reported, in order (LR-180, LR-181).
+Session (LR-177): ``gemini --session-id UUID`` starts a new session with exactly that id, and
+Gemini writes it as ``<Gemini home>/tmp/<project>/chats/session-<time>-<UUID[:8]>.jsonl``
+(``$GEMINI_CLI_HOME/.gemini`` or ``~/.gemini``), its first line naming the ``sessionId``.
+hangar passes a new id unless you gave one (``--session-id UUID``, or ``--resume UUID`` to go
+on with a session, read from its end at the start of the run), so the file followed is known
+by its id and a session started in another terminal is never read (LR-172, LR-173). The
+mapping is :mod:`.gemini_events`.
 
-Refused (LR-186): ``-p``/``--prompt`` and ``--acp``/``--experimental-acp`` (no TUI), and the
-subcommands without one (``mcp``, ``extensions``, ``skills``, ``hooks``). Gemini has no
-option for extra instructions, so the issue context is not injected (the agent has
-``HANGAR_ISSUE_KEY`` and read-only ``hangar issue`` access). The settings folder and the hook
-server live exactly as long as the CLI (LR-129).
+Why not Gemini's hooks (``SessionStart``/``AfterAgent`` name ``session_id`` and
+``transcript_path``): hangar could only add them without writing your settings through a
+*system* settings file (``GEMINI_CLI_SYSTEM_SETTINGS_PATH``), and Gemini 0.61 skips one that
+is not owned by root in root-owned folders writable by no one else.
+
+Refused (LR-186): ``-p``/``--prompt`` and ``--acp``/``--experimental-acp`` (no TUI); a bare
+``--resume`` or ``--resume latest``/``--resume N`` (Gemini would pick the session; hangar
+could not tell which) and ``--session-file``; the subcommands without a TUI (``mcp``,
+``extensions``, ``skills``, ``hooks``). Not followed: a new session started inside the TUI
+(``/clear``, ``/resume``). Gemini has no option for extra instructions, so the issue context
+is not injected (the agent has ``HANGAR_ISSUE_KEY`` and read-only ``hangar issue`` access).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import tempfile
+import re
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
+from hangar.agents.registry import agents
 from hangar.errors import UsageError
+from hangar.localrun.providers.args import flag_value, has_flag
 from hangar.localrun.providers.base import DiscussionHooks
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
-from hangar.localrun.providers.gemini_events import GeminiSessions
-from hangar.localrun.providers.hook_server import SessionHookServer
+from hangar.localrun.providers.gemini_events import GeminiSessionFile, Mapped
 
-SYSTEM_SETTINGS = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
-SYSTEM_DEFAULTS = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
-DEFAULT_SYSTEM_SETTINGS = Path("/etc/gemini-cli/settings.json")
-DEFAULTS_NAME = "system-defaults.json"
-HOOK_EVENTS = ("SessionStart", "AfterAgent")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def chats_root(env: Mapping[str, str]) -> Path:
+    return agents()["gemini"].resolve_home(env).root / "tmp"
+
+
+def _seen(mapped: Mapped) -> list[Seen]:
+    if not mapped.messages and not mapped.usage:
+        return []
+    return [Seen(tuple(mapped.messages), usage=tuple(mapped.usage))]
 
 
 class GeminiReader(SessionReader):
-    def __init__(self, sessions: GeminiSessions) -> None:
-        self.sessions = sessions
+    def __init__(self, session: GeminiSessionFile) -> None:
+        self.session = session
+        self.session_id = session.session
 
     def read(self) -> list[Seen]:
-        mapped = self.sessions.read()
-        self.session_id = self.sessions.session_id
-        if not mapped.messages and not mapped.usage:
-            return []
-        return [Seen(tuple(mapped.messages), usage=tuple(mapped.usage))]
+        return _seen(self.session.read())
 
-
-def system_settings_path(env: Mapping[str, str]) -> Path:
-    """The system settings file Gemini would read without hangar."""
-    given = env.get(SYSTEM_SETTINGS)
-    return Path(given) if given else DEFAULT_SYSTEM_SETTINGS
-
-
-def system_settings(env: Mapping[str, str], hook_command: str) -> dict[str, Any]:
-    """The system settings in force (if any) with hangar's hooks added to theirs."""
-    source = system_settings_path(env)
-    settings: dict[str, Any] = {}
-    if source.is_file():
-        try:
-            loaded = json.loads(source.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(
-                f"cannot read Gemini's system settings {source} ({exc}); hangar adds its "
-                "session hooks to them"
-            ) from exc
-        if not isinstance(loaded, dict):
-            raise UsageError(f"Gemini's system settings {source} are not a JSON object")
-        settings = loaded
-    hooks = dict(settings.get("hooks") or {})
-    for event in HOOK_EVENTS:
-        entry = {
-            "matcher": "*",
-            "hooks": [{"type": "command", "name": f"hangar-{event}", "command": hook_command,
-                       "timeout": 30000}],
-        }  # fmt: skip
-        hooks[event] = [*list(hooks.get(event) or []), entry]
-    return {**settings, "hooks": hooks}
+    def finish(self) -> list[Seen]:
+        return _seen(self.session.read(ended=True))
 
 
 class GeminiProvider(FollowedProvider):
     name = "gemini"
     executables = ("gemini",)
+    owned_flags = ("--session-file",)
     supports_discussion = False
     headless_flags = ("-p", "--prompt", "--acp", "--experimental-acp")
     subcommands = ("mcp", "extensions", "extension", "skills", "skill", "hooks", "hook")
@@ -104,29 +79,30 @@ class GeminiProvider(FollowedProvider):
         if len(args) > 1 and args[1] in self.subcommands:
             raise UsageError(
                 f"`gemini {args[1]}` runs no TUI hangar can follow; use `hangar run ISSUE -- "
-                "gemini [--resume ID] …`"
+                "gemini [--resume SESSION_ID] …`"
             )
+        if has_flag(args, "--resume", "-r") and self._named(args, "--resume", "-r") is None:
+            raise UsageError(
+                "`hangar run -- gemini` follows exactly one session: resume it by its id "
+                "(`--resume SESSION_ID`), not by `latest`, an index or a bare `--resume`"
+            )
+        if has_flag(args, "--session-id") and self._named(args, "--session-id") is None:
+            raise UsageError("`--session-id` needs a session id (a UUID)")
+
+    @staticmethod
+    def _named(args: Sequence[str], *names: str) -> str | None:
+        value = flag_value(args, names)
+        return value if value is not None and _UUID.match(value) else None
 
     def prepare(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], discussion: bool
     ) -> Prepared:
-        sessions = GeminiSessions()
-        server = SessionHookServer(sessions.report)
-        settings = system_settings(env, server.shell_command())
-        folder = Path(tempfile.mkdtemp(prefix="hangar-gemini-"))  # 0700
-        path = folder / "system-settings.json"
-        path.touch(0o600)
-        path.write_text(json.dumps(settings), encoding="utf-8")
-        server.__enter__()
-
-        def cleanup() -> None:
-            server.__exit__(None, None, None)
-            shutil.rmtree(folder, ignore_errors=True)
-
-        child = {**env, SYSTEM_SETTINGS: str(path)}
-        if SYSTEM_DEFAULTS not in env:  # Gemini looks for them next to the system settings
-            child[SYSTEM_DEFAULTS] = str(system_settings_path(env).with_name(DEFAULTS_NAME))
-        return Prepared(list(args), GeminiReader(sessions), cleanup=cleanup, env=child)
+        resumed = self._named(args, "--resume", "-r")
+        given = self._named(args, "--session-id")
+        session = resumed or given or str(uuid.uuid4())
+        argv = list(args) if resumed or given else [args[0], "--session-id", session, *args[1:]]
+        reader = GeminiSessionFile(chats_root(env), session, from_end=resumed is not None)
+        return Prepared(argv, GeminiReader(reader))
 
     def discuss(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks

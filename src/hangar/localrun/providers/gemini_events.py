@@ -1,33 +1,33 @@
 """Gemini CLI chat files as run messages (the reader of :mod:`.gemini`).
 
-Which files: exactly the ones Gemini's own hooks name for this process (``SessionStart`` and
-``AfterAgent`` report ``session_id`` and ``transcript_path``), in the order reported; a
-``SessionStart`` with ``source: resume`` is read from the file's end at that moment (its
-history belongs to earlier runs). Never a file found in a folder (LR-172, LR-181).
+Which file: the chat of the session hangar names (``--session-id ID``, or the one you resume
+with ``--resume ID``), ``<Gemini home>/tmp/<project>/chats/session-<time>-<ID[:8]>.jsonl``
+whose metadata line carries ``sessionId: ID``; never "the newest file" (LR-172, LR-173). A
+resumed session is read from the file's end at the start of the run.
 
-A chat file (``…/chats/session-*.jsonl``) is projected with the transcript reader
-(:class:`hangar.agents.gemini.GeminiJsonlProjector`: records replaced by id, ``$rewindTo``);
-each projected message is reported once per source key:
+The file is projected with the transcript reader (:class:`hangar.agents.gemini.
+GeminiJsonlProjector`: records replaced by id, ``$rewindTo``); each projected block is
+reported once per source key:
 
 - user record → ``user_input`` (a bare slash command: nothing, and its turn has no final;
-  with arguments: ``command``/``commentable``, LR-164);
-- model text → ``text``; the text of the turn's last model record becomes ``final`` when
-  ``AfterAgent`` reports the turn ended and the turn is commentable (Gemini appends a turn's
-  tool calls to the model record that announced them, so only the hook tells a last reply
-  from one that will call a tool);
+  with arguments: ``command``/``commentable``, LR-164); the user records Gemini writes for
+  tool results carry no text and are not input;
+- model text → ``text``; the turn's last text becomes ``final`` (when the turn is
+  commentable) once the next prompt is written or the CLI has ended: Gemini appends a turn's
+  tool calls to the model record that announced them and writes no end-of-turn record, so
+  only what follows tells a last reply from one that will call a tool;
 - tool calls → ``tool_use`` with Gemini's tool name (``run_shell_command``, …), and
   ``tool_result`` once the call is done, failed or cancelled;
-- error record → ``error``; model ``tokens`` → usage.
+- error record → ``error``; model ``tokens`` → usage (increments).
 
 sourceKeys: ``gemini:session:SID:message:MID:{user|error|tool-use:CALL|tool-result:CALL}`` and
 ``…:message:MID:block:N:{text|final}`` (MID: the id of the request's first record, N: the
-block's place in the reply the transcript reader builds)..
+block's place in the reply the transcript reader builds).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,11 +151,11 @@ class GeminiChat:
 
     def _user(self, message: Message, out: Mapped) -> None:
         key = self._key(message.id, "user")
-        if key in self.sent:
-            return
-        self._settle_pending(out)
-        self.sent.add(key)
         text = message.content.strip()
+        if key in self.sent or not text:
+            return  # seen, or a record of tool results (Gemini writes them as user records)
+        self._settle_pending(out, kind="final" if self.commentable else "text")
+        self.sent.add(key)
         self.turn_key = f"gemini:session:{self.session}:message:{message.id}"
         slash = parse_slash(text)
         self.commentable = bool(text) and (slash is None or bool(slash.args))
@@ -184,52 +184,40 @@ class GeminiChat:
         self._settle_pending(out, kind="final" if self.commentable else "text")
 
 
-class GeminiSessions:
-    """The chats the hooks of one Gemini process named, in order; thread-safe intake."""
+class GeminiSessionFile:
+    """The chat file of one named session: found by its id (the file name carries its first
+    eight characters, the metadata line all of it), never as "the newest file"."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._reports: list[dict[str, Any]] = []
-        self.current: GeminiChat | None = None
-        self.session_id = ""
+    def __init__(self, chats_root: Path, session: str, *, from_end: bool) -> None:
+        self.root = chats_root
+        self.session = session
+        self.from_end = from_end
+        self.chat: GeminiChat | None = None
 
-    def report(self, payload: Mapping[str, Any]) -> None:
-        """A hook's payload (from the hook server's thread)."""
-        with self._lock:
-            self._reports.append(dict(payload))
+    def _find(self) -> Path | None:
+        for path in sorted(self.root.glob(f"*/chats/session-*-{self.session[:8]}.jsonl")):
+            if _metadata_session(path) == self.session:
+                return path
+        return None
 
-    def read(self) -> Mapped:
+    def read(self, *, ended: bool = False) -> Mapped:
         out = Mapped()
-        with self._lock:
-            reports, self._reports = self._reports, []
-        for report in reports:
-            self._apply(report, out)
-        if self.current is not None:
-            self.current.read(out)
+        if self.chat is None:
+            path = self._find()
+            if path is None:
+                return out
+            self.chat = GeminiChat(self.session, path, from_end=self.from_end)
+        self.chat.read(out)
+        if ended:
+            self.chat.end_turn(out)
         return out
 
-    def _apply(self, report: Mapping[str, Any], out: Mapped) -> None:
-        session = str(report.get("session_id") or "")
-        path = str(report.get("transcript_path") or "")
-        event = str(report.get("hook_event_name") or "")
-        if not session:
-            return
-        chat = self.current
-        if chat is not None and chat.session == session and (not path or Path(path) == chat.path):
-            if event == "AfterAgent":
-                chat.read(out)
-                chat.end_turn(out)
-            return
-        if chat is not None:
-            chat.read(out)  # what the earlier session wrote last
-            if event == "AfterAgent":
-                chat.end_turn(out)
-        self.session_id = session
-        if not path:
-            self.current = None
-            return
-        resumed = event == "SessionStart" and report.get("source") == "resume"
-        self.current = GeminiChat(session, Path(path), from_end=resumed)
-        if event == "AfterAgent":
-            self.current.read(out)
-            self.current.end_turn(out)
+
+def _metadata_session(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 16)
+        record = json.loads(first)
+    except (OSError, ValueError):
+        return ""
+    return str(record.get("sessionId") or "") if isinstance(record, dict) else ""
