@@ -5,6 +5,8 @@ followed."""
 from __future__ import annotations
 
 import json
+import re
+import time
 from typing import Any
 
 import pytest
@@ -40,6 +42,15 @@ def trust(hub: SandboxHub) -> None:
     """The work folder trusted before (the answer a user gave Gemini's trust dialog once)."""
     path = hub.home / ".gemini" / "trustedFolders.json"
     path.write_text(json.dumps({str(hub.work): "TRUST_FOLDER"}), encoding="utf-8")
+
+
+def wait_resumed(term: Any) -> None:
+    """Wait for the input box drawn after Gemini has loaded the resumed session."""
+    wait_screen(term, r"Resuming session", 120)
+    deadline = time.monotonic() + 120
+    while not re.search(PROMPT, screen_text(bytes(term.output)).rsplit("Resuming session", 1)[1]):
+        term.read_available(0.3)
+        assert time.monotonic() < deadline, screen_text(bytes(term.output))[-1500:]
 
 
 def test_gemini_named_session_tool_error_foreign_session_and_resume(
@@ -124,7 +135,7 @@ def test_gemini_named_session_tool_error_foreign_session_and_resume(
     again = hub.hangar_run(issue["key"], ["gemini", "--resume", ours, "--yolo"], env)
     second = wait_until(lambda: [r for r in hub.runs(issue["key"]) if r["id"] != run["id"]], 60,
                         "the second run")[0]  # fmt: skip
-    wait_screen(again, PROMPT, 120)
+    wait_resumed(again)
     type_like_a_person(again, "once more", r"once more")
     wait_screen(again, r"Resumed answer\.", 90)
     type_like_a_person(again, "/quit", r"/quit")

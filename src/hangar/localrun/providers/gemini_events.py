@@ -105,9 +105,10 @@ class GeminiChat:
                 self._text(f"{message.id}:block:{n}", block.text, out)
             elif isinstance(block, ToolBlock):
                 self._tool(message.id, block, out)
-        if message.error:
+        error = self._message("error", message.id, "error", content=message.error or "")
+        if message.error and error.source_key not in self.sent:
             self._settle_pending(out)
-            self._emit(self._message("error", message.id, "error", content=message.error), out)
+            self._emit(error, out)
         self._usage(message, out)
 
     def _text(self, stem: str, text: str, out: Mapped) -> None:
@@ -117,13 +118,14 @@ class GeminiChat:
         self.pending = (stem, text)  # text or final: AfterAgent tells (see the docstring)
 
     def _tool(self, stem: str, tool: ToolBlock, out: Mapped) -> None:
-        self._settle_pending(out)
         call = tool.tool_use_id
         use = self._message(
             "tool_use", stem, f"tool-use:{call}", tool=tool.name,
             input={"tool_call_id": call, "input": tool.input},
         )  # fmt: skip
-        self._emit(use, out)
+        if use.source_key not in self.sent:
+            self._settle_pending(out)  # the text before a new tool call was not the last reply
+            self._emit(use, out)
         if tool.status in _DONE:
             result = self._message(
                 "tool_result", stem, f"tool-result:{call}", tool=tool.name,
