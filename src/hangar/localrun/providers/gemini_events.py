@@ -140,16 +140,17 @@ class GeminiChat:
             return
         before = self.usage_sent.get(message.id, Usage())
         self.usage_sent[message.id] = usage
-        delta = [
-            max(0, (now or 0) - (was or 0))
+        fresh, made, cached = (
+            max(0, now - was)
             for now, was in (
                 (usage.input_tokens, before.input_tokens),
                 (usage.output_tokens, before.output_tokens),
                 (usage.cache_read_tokens, before.cache_read_tokens),
             )
-        ]
-        if any(delta):
-            out.usage.append(UsageEntry(PROVIDER, message.model or "", *delta, 0))
+        )
+        if fresh or made or cached:
+            entry = UsageEntry(PROVIDER, message.model or "", fresh, made, cached)
+            out.usage.append(entry)
 
     def _user(self, message: Message, out: Mapped) -> None:
         key = self._key(message.id, "user")
