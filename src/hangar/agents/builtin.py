@@ -63,6 +63,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Gm",
         home=HomeSpec("GEMINI_CLI_HOME", (), (".gemini",)),
         store="hangar.agents.gemini:GeminiStore",
+        live="hangar.localrun.providers.gemini:GeminiProvider",
         usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("gemini",),
     ),

@@ -69,6 +69,10 @@ class SessionReader(ABC):
     def read(self) -> list[Seen]:
         """What the session gained since the last call (nothing when the file is missing)."""
 
+    def finish(self) -> list[Seen]:
+        """What the CLI's end settles (read once, after the last :meth:`read`)."""
+        return []
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -106,7 +110,8 @@ class _Follower:
             self.poll()
 
     def poll(self, ended: bool = False) -> None:
-        for seen in self.reader.read():
+        found = self.reader.read() + (self.reader.finish() if ended else [])
+        for seen in found:
             for message in seen.messages:
                 self.sink.report(message)
             for entry in seen.usage:

@@ -1,0 +1,148 @@
+"""``hangar run`` with the real Gemini CLI TUI in a PTY (its Gemini API client pointed at the
+fake model), a real hub, sandboxed: the session hangar names with ``--session-id`` is the one
+followed."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import pytest
+
+from hangar.testing.scenarios import scenario_from_dict
+
+from .sandbox_hub import (
+    SandboxHub,
+    in_dir,
+    screen_text,
+    type_like_a_person,
+    wait_screen,
+    wait_until,
+)
+
+pytestmark = pytest.mark.real_agents
+
+PROMPT = r"Type your message"
+
+
+def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
+    messages = hub.messages(run_id)
+    return messages if sum(m["type"] == kind for m in messages) >= n else None
+
+
+def chats(hub: SandboxHub) -> dict[str, str]:
+    """Every Gemini chat file in the agent home, by path."""
+    folder = hub.home / ".gemini" / "tmp"
+    return {str(p): p.read_text("utf-8") for p in folder.glob("*/chats/*.jsonl")}
+
+
+def trust(hub: SandboxHub) -> None:
+    """The work folder trusted before (the answer a user gave Gemini's trust dialog once)."""
+    path = hub.home / ".gemini" / "trustedFolders.json"
+    path.write_text(json.dumps({str(hub.work): "TRUST_FOLDER"}), encoding="utf-8")
+
+
+def wait_resumed(term: Any) -> None:
+    """Wait for the input box drawn after Gemini has loaded the resumed session."""
+    wait_screen(term, r"Resuming session", 120)
+    deadline = time.monotonic() + 120
+    while not re.search(PROMPT, screen_text(bytes(term.output)).rsplit("Resuming session", 1)[1]):
+        term.read_available(0.3)
+        assert time.monotonic() < deadline, screen_text(bytes(term.output))[-1500:]
+
+
+def test_gemini_named_session_tool_error_foreign_session_and_resume(
+    sandbox_hub: SandboxHub,
+) -> None:
+    """LR-177, LR-172, LR-173, LR-189 with the real Gemini CLI 0.61.
+
+    A `RUN:` turn (run_shell_command tool_use/tool_result with Gemini's tool name, then its
+    reply, final once the next prompt is written), a failed model request (`error`); a Gemini
+    run in another terminal in the same folder writes its own chat and is never read; a second
+    run with `--resume ID` follows that session from its end (nothing of the first run again),
+    its last reply final once the CLI has ended.
+    """
+    hub = sandbox_hub
+    hub.sandbox.load(
+        scenario_from_dict(
+            {
+                "name": "gemini-run",
+                "turns": [
+                    {"shell": "echo hi > marker.txt"},
+                    {"text": "Done: the command ran."},
+                    {"text": "I am the other terminal."},
+                    {"error": {"status": 400, "message": "the fake model refuses"}},
+                    {"text": "Resumed answer."},
+                ],
+            }
+        )
+    )
+    issue = hub.ok("POST", "/api/issues", {"title": "Try gemini"})
+    env = {**hub.agent_env("gemini"), "TMPDIR": str(hub.root / "tmp")}
+    trust(hub)
+    term = hub.hangar_run(issue["key"], ["gemini", "--yolo"], env)
+    run = wait_until(lambda: hub.runs(issue["key"]), 60, "the run")[0]
+
+    def diagnose() -> str:
+        screen = screen_text(bytes(term.output))[-1500:]
+        requests = [(r.get("kind"), r.get("status")) for r in hub.sandbox.requests()]
+        files = {k[-60:]: v[-1500:] for k, v in chats(hub).items()}
+        return (
+            f"messages: {hub.messages(run['id'])}\nrequests: {requests}\nchats: {files}\n"
+            f"screen: {screen}"
+        )
+
+    wait_screen(term, PROMPT, 120)
+    type_like_a_person(term, "RUN: echo hi > marker.txt", r"RUN: echo hi > marker\.txt")
+    first = wait_until(lambda: count(hub, run["id"], "tool_result", 1), 90, "the tool result",
+                       detail=diagnose)  # fmt: skip
+    wait_screen(term, r"Done: the command ran\.", 60)
+    assert (hub.work / "marker.txt").read_text() == "hi\n"
+    other = hub.sandbox.run(
+        in_dir(hub.work, ["gemini", "--yolo", "-p", "hello from elsewhere"]), cwd="/", env=env
+    )
+    assert other.returncode == 0, other.stderr[-2000:]
+    type_like_a_person(term, "fail please", r"fail please")
+    wait_until(lambda: count(hub, run["id"], "error", 1), 90, "the error", detail=diagnose)
+    type_like_a_person(term, "/quit", r"/quit")
+    wait_screen(term, r"local run of HGR-\d+ finished", 60)
+    assert term.process.wait(30) == 0
+    messages = hub.messages(run["id"])
+
+    assert [(m["type"], m.get("tool")) for m in messages] == [
+        ("user_input", None),
+        ("tool_use", "run_shell_command"),
+        ("tool_result", "run_shell_command"),
+        ("final", None),
+        ("user_input", None),
+        ("error", None),
+    ], diagnose()
+    assert [m["sourceKey"] for m in messages[:3]] == [m["sourceKey"] for m in first[:3]]
+    assert messages[1]["input"]["input"]["command"] == "echo hi > marker.txt"
+    assert messages[3]["content"] == "Done: the command ran."
+    assert "refuses" in messages[5]["content"]
+    (ours,) = {m["input"]["session_id"] for m in messages}
+    files = chats(hub)
+    assert len(files) == 2 and any("elsewhere" in text for text in files.values())
+    assert "elsewhere" not in json.dumps(messages) and "other terminal" not in json.dumps(messages)
+    assert "/quit" not in json.dumps(messages)
+    final_run = hub.ok("GET", f"/api/local-runs/{run['id']}")
+    assert (final_run["status"], final_run["exitCode"]) == ("completed", 0)
+    assert final_run["usage"][0]["provider"] == "gemini"
+
+    again = hub.hangar_run(issue["key"], ["gemini", "--resume", ours, "--yolo"], env)
+    second = wait_until(lambda: [r for r in hub.runs(issue["key"]) if r["id"] != run["id"]], 60,
+                        "the second run")[0]  # fmt: skip
+    wait_resumed(again)
+    type_like_a_person(again, "once more", r"once more")
+    wait_screen(again, r"Resumed answer\.", 90)
+    type_like_a_person(again, "/quit", r"/quit")
+    wait_screen(again, r"local run of HGR-\d+ finished", 60)
+    resumed = hub.messages(second["id"])
+    assert [(m["type"], m["content"]) for m in resumed] == [
+        ("user_input", "once more"),
+        ("final", "Resumed answer."),
+    ]
+    assert {m["input"]["session_id"] for m in resumed} == {ours}
