@@ -4,8 +4,13 @@ writes them: see ``test_e2e_continue.py`` for the real CLI)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from hangar.localrun.providers.continue_cli_events import ContinueSessions
 
@@ -43,12 +48,14 @@ class Files:
         self.reader = ContinueSessions(self.notices, self.sessions)
 
     def save(self, history: list[dict[str, Any]], sid: str = SID, baseline: int | None = None,
-             raw: str | None = None) -> None:  # fmt: skip
+             raw: str | None = None, rewrite: int | None = None) -> None:  # fmt: skip
         text = raw if raw is not None else json.dumps({"sessionId": sid, "history": history})
         (self.sessions / f"{sid}.json").write_text(text)
         notice: dict[str, Any] = {"session": sid}
         if baseline is not None:
             notice["baseline"] = baseline
+        if rewrite is not None:
+            notice["rewrite"] = rewrite
         with self.notices.open("a") as handle:
             handle.write(json.dumps(notice) + "\n")
 
@@ -99,6 +106,25 @@ def test_a_rewritten_history_is_read_on_from_its_new_end(tmp_path: Path) -> None
     assert {m.source_key for m in first}.isdisjoint(m.source_key for m in again)
 
 
+def test_new_work_saved_right_after_a_pick_is_reported_when_read_with_it(
+    tmp_path: Path,
+) -> None:
+    """LR-179: the pick's save (marked ``rewrite`` by the hook) and the next prompt's saves are
+    read at once, as under load: the picked history stays history and what follows it is
+    reported (by digests alone the whole file would look like a rewrite and be swallowed)."""
+    files = Files(tmp_path)
+    files.save([user("first"), answer("One.")], baseline=0)
+    assert [m.type for m in files.reader.read().messages] == ["user_input", "final"]
+    picked = [user("picked earlier"), answer("Earlier.")]
+    files.save(picked, rewrite=2)
+    files.save([*picked, user("after the pick")])
+    files.save([*picked, user("after the pick"), answer("Picked.")])
+    assert [(m.type, m.content) for m in files.reader.read().messages] == [
+        ("user_input", "after the pick"),
+        ("final", "Picked."),
+    ]
+
+
 def test_baseline_slash_commands_and_partial_writes(tmp_path: Path) -> None:
     """LR-179, LR-164, LR-165: a resumed file's earlier entries are never reported; a bare slash
     command is no input and its turn gets no final; one with arguments is a command; a file
@@ -134,3 +160,42 @@ def test_only_sessions_the_hook_named_are_read(tmp_path: Path) -> None:
     assert files.kinds() == []
     files.save([user("mine")], sid="aaaa1111-2222-4333-8444-555566667777", baseline=0)
     assert files.kinds() == [("user_input", "mine")]
+
+
+HOOK = Path(__file__).parents[2] / "src/hangar/localrun/providers/continue_session_hook.cjs"
+
+SAVES = r"""
+const fs = require("fs");
+const file = process.argv[2];
+const entry = (role, content) => ({ message: { role, content } });
+const save = (history) => fs.writeFileSync(file, JSON.stringify({ history }));
+save([entry("user", "first")]);
+save([entry("user", "first"), entry("assistant", "One.")]);
+save([entry("user", "picked earlier"), entry("assistant", "Earlier.")]);
+save([entry("user", "picked earlier"), entry("assistant", "Earlier."), entry("user", "next")]);
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_hook_marks_the_save_that_replaces_what_it_wrote(tmp_path: Path) -> None:
+    """LR-179: the hook, loaded into a node process as cn loads it, names each save of a
+    session file; the one whose entries no longer begin with what it wrote before carries
+    ``rewrite`` with its entry count, the others do not."""
+    sessions, notices = tmp_path / "sessions", tmp_path / "notices.jsonl"
+    sessions.mkdir()
+    notices.touch()
+    script = tmp_path / "saves.js"
+    script.write_text(SAVES)
+    env = {"PATH": os.environ["PATH"], "HANGAR_CN_NOTICES": str(notices),
+           "HANGAR_CN_SESSIONS": str(sessions)}  # fmt: skip
+    done = subprocess.run(
+        ["node", "--require", str(HOOK), str(script), str(sessions / f"{SID}.json")],
+        env=env, capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line) for line in notices.read_text().splitlines()] == [
+        {"session": SID, "baseline": 0},
+        {"session": SID},
+        {"session": SID, "rewrite": 2},
+        {"session": SID},
+    ]

@@ -14,7 +14,9 @@ that only gains tool results keeps its name. A save that changes entries already
 rewrite — a rewind, a compaction, or a pick in ``/resume`` (cn 1.5.47 copies the picked
 history into the *current* session's file and leaves the picked file as it was): what the
 file holds then is history, not new work, and the session is read on from its new end (the
-entries of a later save get new names where positions repeat). Mapping:
+entries of a later save get new names where positions repeat). The hook marks such a save
+(``rewrite: N``), so new work saved right after it is still reported when both saves are read
+at once; a rewrite the hook did not mark is found by the digests. Mapping:
 
 - user entry → ``user_input`` (a bare slash command: nothing, and its turn gets no final; with
   arguments: ``command``/``commentable``, LR-164);
@@ -111,9 +113,17 @@ class SessionMapper:
     settled: int = 0
     settled_digests: list[str] = field(default_factory=list)
     settled_turn: _Turn = field(default_factory=_Turn)
+    rewritten: int | None = None
+    """A rewrite the hook saw (``rewrite: N``): the file's first N entries are history now,
+    even when later saves were read together with it."""
 
     def map(self, history: list[dict[str, Any]]) -> Mapped:
         out = Mapped()
+        if self.rewritten is not None:
+            self.baseline = self.settled = min(self.rewritten, len(history))
+            self.settled_digests = _digests(history[: self.settled])
+            self.settled_turn = _Turn()
+            self.rewritten = None
         if self.settled < self.baseline:  # an earlier run's entries: settled, never reported
             self.settled = min(self.baseline, len(history))
             self.settled_digests = [
@@ -254,6 +264,9 @@ class ContinueSessions:
                 baseline = record.get("baseline")
                 start = baseline if isinstance(baseline, int) and baseline >= 0 else 0
                 self.mappers[session] = SessionMapper(session, start, self.checklists)
+            rewrite = record.get("rewrite")
+            if isinstance(rewrite, int) and not isinstance(rewrite, bool) and rewrite >= 0:
+                self.mappers[session].rewritten = rewrite
             self.current = session
             if session not in self.changed:
                 self.changed.append(session)
