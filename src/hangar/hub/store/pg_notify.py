@@ -67,6 +67,8 @@ class Listener(threading.Thread):
                         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
                     self.connects += 1
                     self.connected.set()
+                    if self.connects > 1:
+                        log.info("PostgreSQL listener connected again")
                     delay = 0.2
                     if self.on_connect is not None:
                         self._safely(self.on_connect)
