@@ -148,6 +148,9 @@ def test_postgresql_restarted_under_the_replicas(
         run = a.post(f"/api/issues/{key}/local-runs", {"cliName": "codex", "workDir": "/w"}).json()
         postgres.restart()
         wait_until(lambda: _serves(a) and _serves(b), "both replicas answering again")
+        # A notification sent while a replica's listener reconnects is lost (they are hints,
+        # the tables are the record): events cross again once both say they listen again.
+        wait_until(lambda: _listens_again(a) and _listens_again(b), "both listeners back")
         with sse(b.url, b.token) as seen:
             after = _issue(a, "After the restart")
             wait_until(
@@ -176,6 +179,11 @@ def test_postgresql_restarted_under_the_replicas(
         assert sorted(bodies()) == sorted(expected)
         numbers = [int(i["key"].split("-")[1]) for i in b.get("/api/issues")["issues"]]
         assert sorted(numbers) == [1, 2]
+
+
+def _listens_again(hub: Hub) -> bool:
+    log = hub.home / "logs" / "hangar-serve.log"
+    return "PostgreSQL listener connected again" in log.read_text(encoding="utf-8")
 
 
 def _serves(hub: Hub) -> bool:
