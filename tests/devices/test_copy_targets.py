@@ -1,4 +1,4 @@
-"""Choosing where a task is copied to (RW-301..305): two executors with their own homes,
+"""Choosing where a task is copied to: two executors with their own homes,
 connecting from 127.0.0.2 and 127.0.0.3, real Codex sessions, real git clones of one bare
 remote, and a real hub — everything through the hub's HTTP API."""
 

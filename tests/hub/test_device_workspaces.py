@@ -1,4 +1,4 @@
-"""Device Workspaces in the hub database (RW-302..305), on a migrated SQLite database."""
+"""Device Workspaces in the hub database, on a migrated SQLite database."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hangar.hub.store.workspaces import ensure_workspace
 
 
 def test_a_directory_belongs_to_one_project_and_keeps_its_binding(tmp_path: Path) -> None:
-    """RW-304, RW-305: binding again under the same project takes the new label; a directory
+    """Binding again under the same project takes the new label; a directory
     bound to another project is refused and stays with the first one; a label other than
     ``workspace``/``worktree`` is refused and writes nothing."""
     engine = open_hub_database(tmp_path / "hub.db")

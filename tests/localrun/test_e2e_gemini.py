@@ -56,7 +56,7 @@ def wait_resumed(term: Any) -> None:
 def test_gemini_named_session_tool_error_foreign_session_and_resume(
     sandbox_hub: SandboxHub,
 ) -> None:
-    """LR-177, LR-172, LR-173, LR-189 with the real Gemini CLI 0.61.
+    """LR-177, LR-172, LR-173 with the real Gemini CLI 0.61.
 
     A `RUN:` turn (run_shell_command tool_use/tool_result with Gemini's tool name, then its
     reply, final once the next prompt is written), a failed model request (`error`); a Gemini
