@@ -22,14 +22,13 @@ sourceKeys: ``copilot:session:ID:event:EVENT:{user|text|final|error|tool-use:CAL
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hangar.agents.registry import agents
 from hangar.errors import UsageError
-from hangar.localrun.providers.args import flag_value, has_flag
+from hangar.localrun.providers.args import has_flag, id_value, named_session
 from hangar.localrun.providers.base import DiscussionHooks
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
@@ -146,29 +145,22 @@ class CopilotProvider(FollowedProvider):
                     "TUI in your terminal (headless flags: " + ", ".join(self.headless_flags) + ")"
                 )
         if has_flag(args, "--continue") or (
-            has_flag(args, "--resume", "-r") and self._named(args, "--resume", "-r") is None
+            has_flag(args, "--resume", "-r") and id_value(args, _ID, "--resume", "-r") is None
         ):
             raise UsageError(
                 "`hangar run -- copilot` follows exactly one session: resume it by id "
                 "(`--resume=SESSION_ID`), not by `--continue` or a bare `--resume`"
             )
-        if has_flag(args, "--session-id") and self._named(args, "--session-id") is None:
+        if has_flag(args, "--session-id") and id_value(args, _ID, "--session-id") is None:
             raise UsageError("`--session-id` needs a session id (letters, digits and `-`)")
-
-    @staticmethod
-    def _named(args: Sequence[str], *names: str) -> str | None:
-        value = flag_value(args, names)
-        return value if value is not None and _ID.match(value) else None
 
     def prepare(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], discussion: bool
     ) -> Prepared:
-        resumed = self._named(args, "--resume", "-r")
-        given = self._named(args, "--session-id")
-        session = resumed or given or str(uuid.uuid4())
-        argv = list(args) if resumed or given else [args[0], "--session-id", session, *args[1:]]
-        reader = CopilotReader(events_file(env, session), session, from_end=resumed is not None)
-        return Prepared(argv, reader)
+        named = named_session(args, _ID)
+        session = named.session_id
+        reader = CopilotReader(events_file(env, session), session, from_end=named.resumed)
+        return Prepared(named.argv, reader)
 
     def discuss(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks

@@ -24,13 +24,12 @@ is not injected (the agent has ``HANGAR_ISSUE_KEY`` and read-only ``hangar issue
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from hangar.agents.registry import agents
 from hangar.errors import UsageError
-from hangar.localrun.providers.args import flag_value, has_flag
+from hangar.localrun.providers.args import has_flag, id_value, named_session
 from hangar.localrun.providers.base import DiscussionHooks
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.gemini_events import GeminiSessionFile, Mapped
@@ -81,28 +80,20 @@ class GeminiProvider(FollowedProvider):
                 f"`gemini {args[1]}` runs no TUI hangar can follow; use `hangar run ISSUE -- "
                 "gemini [--resume SESSION_ID] …`"
             )
-        if has_flag(args, "--resume", "-r") and self._named(args, "--resume", "-r") is None:
+        if has_flag(args, "--resume", "-r") and id_value(args, _UUID, "--resume", "-r") is None:
             raise UsageError(
                 "`hangar run -- gemini` follows exactly one session: resume it by its id "
                 "(`--resume SESSION_ID`), not by `latest`, an index or a bare `--resume`"
             )
-        if has_flag(args, "--session-id") and self._named(args, "--session-id") is None:
+        if has_flag(args, "--session-id") and id_value(args, _UUID, "--session-id") is None:
             raise UsageError("`--session-id` needs a session id (a UUID)")
-
-    @staticmethod
-    def _named(args: Sequence[str], *names: str) -> str | None:
-        value = flag_value(args, names)
-        return value if value is not None and _UUID.match(value) else None
 
     def prepare(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], discussion: bool
     ) -> Prepared:
-        resumed = self._named(args, "--resume", "-r")
-        given = self._named(args, "--session-id")
-        session = resumed or given or str(uuid.uuid4())
-        argv = list(args) if resumed or given else [args[0], "--session-id", session, *args[1:]]
-        reader = GeminiSessionFile(chats_root(env), session, from_end=resumed is not None)
-        return Prepared(argv, GeminiReader(reader))
+        named = named_session(args, _UUID)
+        reader = GeminiSessionFile(chats_root(env), named.session_id, from_end=named.resumed)
+        return Prepared(named.argv, GeminiReader(reader))
 
     def discuss(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks
