@@ -273,3 +273,9 @@ def type_line(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) 
         if time.monotonic() > deadline:
             raise AssertionError(f"{text!r} was not echoed; the screen:\n{screen.text()}")
     process.send("\r")
+
+
+def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
+    """The run's messages once at least ``n`` of them are of ``kind``, else None."""
+    messages = hub.messages(run_id)
+    return messages if sum(m["type"] == kind for m in messages) >= n else None

@@ -13,6 +13,7 @@ from hangar.testing.scenarios import scenario_from_dict
 from .sandbox_hub import (
     USER_TOKEN,
     SandboxHub,
+    count,
     in_dir,
     screen_text,
     type_like_a_person,
@@ -23,11 +24,6 @@ from .sandbox_hub import (
 pytestmark = pytest.mark.real_agents
 
 PROMPT = r"Ask anything"
-
-
-def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
-    messages = hub.messages(run_id)
-    return messages if sum(m["type"] == kind for m in messages) >= n else None
 
 
 def cn_args(hub: SandboxHub, *extra: str) -> list[str]:

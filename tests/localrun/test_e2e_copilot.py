@@ -14,6 +14,7 @@ from hangar.testing.scenarios import scenario_from_dict
 
 from .sandbox_hub import (
     SandboxHub,
+    count,
     in_dir,
     screen_text,
     type_like_a_person,
@@ -22,11 +23,6 @@ from .sandbox_hub import (
 )
 
 pytestmark = pytest.mark.real_agents
-
-
-def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
-    messages = hub.messages(run_id)
-    return messages if sum(m["type"] == kind for m in messages) >= n else None
 
 
 def sessions(hub: SandboxHub) -> dict[str, str]:

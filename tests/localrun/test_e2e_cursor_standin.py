@@ -8,13 +8,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from hangar.testing.pty_process import PtyProcess
 
-from .sandbox_hub import SandboxHub, in_dir, type_line, wait_screen, wait_until
+from .sandbox_hub import SandboxHub, count, in_dir, type_line, wait_screen, wait_until
 
 pytestmark = pytest.mark.real_agents
 
@@ -34,11 +33,6 @@ def standin_env(hub: SandboxHub) -> dict[str, str]:
         "HOME": str(hub.home),
         "TERM": "xterm-256color",
     }
-
-
-def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
-    messages = hub.messages(run_id)
-    return messages if sum(m["type"] == kind for m in messages) >= n else None
 
 
 def quit_run(term: PtyProcess) -> None:

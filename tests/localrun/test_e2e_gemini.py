@@ -15,6 +15,7 @@ from hangar.testing.scenarios import scenario_from_dict
 
 from .sandbox_hub import (
     SandboxHub,
+    count,
     in_dir,
     screen_text,
     type_like_a_person,
@@ -25,11 +26,6 @@ from .sandbox_hub import (
 pytestmark = pytest.mark.real_agents
 
 PROMPT = r"Type your message"
-
-
-def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
-    messages = hub.messages(run_id)
-    return messages if sum(m["type"] == kind for m in messages) >= n else None
 
 
 def chats(hub: SandboxHub) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -11,6 +10,7 @@ from hangar.testing.scenarios import scenario_from_dict
 
 from .sandbox_hub import (
     SandboxHub,
+    count,
     in_dir,
     screen_text,
     type_like_a_person,
@@ -19,11 +19,6 @@ from .sandbox_hub import (
 )
 
 pytestmark = pytest.mark.real_agents
-
-
-def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any]] | None:
-    messages = hub.messages(run_id)
-    return messages if sum(m["type"] == kind for m in messages) >= n else None
 
 
 def test_opencode_bus_tool_checklist_new_session_error(sandbox_hub: SandboxHub) -> None:
