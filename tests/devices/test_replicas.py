@@ -141,16 +141,21 @@ def test_a_replica_killed_mid_call_gives_a_clear_error_and_a_retry_works(
 def test_postgresql_restarted_under_the_replicas(
     tmp_path: Path, postgres: PostgresInstance
 ) -> None:
-    """After PostgreSQL restarts, both replicas serve again, events cross again, and run
-    messages turned into comments by the two replicas' outboxes are written exactly once."""
+    """After PostgreSQL restarts, both replicas serve again, a page that stayed connected to
+    a replica is told to refetch (its replica may have missed events), events cross again,
+    and run messages turned into comments by the two replicas' outboxes are written exactly
+    once."""
     with replicas(tmp_path, postgres.url) as (a, b):
         key = _issue(a, "Before the restart")
         run = a.post(f"/api/issues/{key}/local-runs", {"cliName": "codex", "workDir": "/w"}).json()
-        postgres.restart()
-        wait_until(lambda: _serves(a) and _serves(b), "both replicas answering again")
-        # A notification sent while a replica's listener reconnects is lost (they are hints,
-        # the tables are the record): events cross again once both say they listen again.
-        wait_until(lambda: _listens_again(a) and _listens_again(b), "both listeners back")
+        with sse(b.url, b.token) as open_page:
+            postgres.restart()
+            wait_until(lambda: _serves(a) and _serves(b), "both replicas answering again")
+            # A notification sent while a replica's listener reconnects is lost (they are
+            # hints, the tables are the record): events cross again once both listen again,
+            # and each replica's pages are told to catch up.
+            wait_until(lambda: _listens_again(a) and _listens_again(b), "both listeners back")
+            wait_until(lambda: any(e["event"] == "hub.resync" for e in open_page), "the page told")
         with sse(b.url, b.token) as seen:
             after = _issue(a, "After the restart")
             wait_until(

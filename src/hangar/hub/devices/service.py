@@ -40,6 +40,8 @@ _SLIM_KEYS = frozenset(
 """What an event too large for ``NOTIFY`` keeps (with ``slim: true``): enough for a page to
 know what to re-read (a turn's identity and type, an issue's key)."""
 DEVICE_REVOKED = "device.revoked"
+RESYNC = "hub.resync"
+"""Sent to this replica's pages when it may have missed other replicas' events."""
 
 
 class _Sweeper(PeriodicWorker):
@@ -86,7 +88,7 @@ class DeviceService:
         self.listener = Listener(
             self.engine,
             {EVENTS: self._received, CALLS: mailbox.called, ANSWERS: mailbox.answered},
-            on_connect=mailbox.catch_up,
+            on_connect=self._listening,
         )
         self.listener.start()
         self._workers.append(_Sweeper(mailbox).start())
@@ -108,6 +110,14 @@ class DeviceService:
             self.notifier.stop()
 
     # -- events between replicas ------------------------------------------------------------
+    def _listening(self) -> None:
+        """The listener is (again) connected: serve missed calls and, after a reconnect, tell
+        this replica's pages to refetch what they show (events relayed meanwhile are lost)."""
+        assert self.mailbox is not None
+        self.mailbox.catch_up()
+        if self.listener is not None and self.listener.connects > 1 and self.bus is not None:
+            self.bus.publish_local(RESYNC, {"reason": "replica_link_restored"})
+
     def _relay(self, event: str, data: dict[str, Any]) -> None:
         assert self.notifier is not None
         payload = json.dumps({"o": self.presence.id, "e": event, "d": data}, default=str)

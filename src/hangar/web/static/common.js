@@ -65,5 +65,17 @@ const hangar = (() => {
     if (line) line.textContent = text;
   }
 
-  return { api, html, ask, status, csrf };
+  // The hub's live events. Events are hints: when the stream reconnects, or the hub says it
+  // may have missed some (`hub.resync`), `catchUp` refetches what the page shows; with
+  // `firstOpen` also at the first connection (for a page rendered by the server, whose
+  // content may have changed before the stream was up).
+  function events(catchUp, { firstOpen = false } = {}) {
+    const source = new EventSource("/api/events");
+    let opened = false;
+    source.addEventListener("open", () => { if (opened || firstOpen) catchUp(); opened = true; });
+    source.addEventListener("hub.resync", () => catchUp());
+    return source;
+  }
+
+  return { api, html, ask, status, csrf, events };
 })();

@@ -1,6 +1,7 @@
 // The agent's checklist on an issue page: re-rendered by the server whenever one of the
 // issue's runs stores a checklist update (local_run.checklist) or a run changes, and on each
-// (re)connection of the event stream, so an update made while it was down is not missed.
+// (re)connection of the event stream or `hub.resync`, so an update made while it was down is
+// not missed.
 "use strict";
 (() => {
   const section = document.getElementById("issue-checklist");
@@ -17,7 +18,7 @@
   }
 
   const runIds = () => new Set([...document.querySelectorAll("#local-runs li.run")].map((li) => li.dataset.runId));
-  const events = new EventSource("/api/events");
+  const events = hangar.events(() => refresh().catch(() => {}), { firstOpen: true });
   events.addEventListener("local_run.checklist", (event) => {
     const data = JSON.parse(event.data);
     if (runIds().has(data.runId)) refresh().catch(() => {});
@@ -26,5 +27,4 @@
     const data = JSON.parse(event.data);
     if (data.issueKey === key) refresh().catch(() => {});
   });
-  events.addEventListener("open", () => refresh().catch(() => {}));
 })();

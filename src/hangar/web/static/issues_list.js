@@ -26,8 +26,7 @@
     timer = setTimeout(() => refresh().catch(() => {}), 250);
   }
 
-  const events = new EventSource("/api/events");
+  const events = hangar.events(soon, { firstOpen: true });
   events.addEventListener("local_run.checklist", soon);
   events.addEventListener("local_run.changed", soon);
-  events.addEventListener("open", soon);
 })();

@@ -79,7 +79,10 @@
   }
 
   logs.forEach((_li, runId) => refresh(runId).catch(() => {}));
-  const events = new EventSource("/api/events");
+  const events = hangar.events(() => logs.forEach((_li, runId) => {
+    refresh(runId).catch(() => {});
+    status(runId).catch(() => {});
+  }));
   events.addEventListener("local_run.message", (event) => {
     const data = JSON.parse(event.data);
     if (logs.has(data.runId)) refresh(data.runId).catch(() => {});

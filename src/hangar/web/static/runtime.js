@@ -333,7 +333,10 @@
 
   // ---- live updates (SSE) ---------------------------------------------------------------
   let sidebarTimer = null, transcriptTimer = null;
-  const events = new EventSource("/api/events");
+  const events = hangar.events(() => {
+    refreshSidebar();
+    if (state.localTaskId) refreshOpenTask();
+  });
   events.addEventListener("runtime.changed", (event) => {
     const data = JSON.parse(event.data || "{}");
     clearTimeout(sidebarTimer);
