@@ -11,8 +11,10 @@ transcript at ``$CURSOR_CONFIG_DIR`` (or ``~/.cursor``) ``/projects/<cwd with "/
 - ``cursor-agent [--resume ID] …`` is the interactive loop on the terminal: a line
   ``RUN: CMD`` runs ``CMD`` with the Bash tool (tool_use, its real output as tool_result,
   then "Done: the command ran."); ``fail …`` ends the turn with ``status: "error"``;
-  ``/quit`` (or end of input) exits; a line starting with ``/`` is a slash command (recorded
-  as the user's text, answered with nothing); anything else is answered "You said: …";
+  ``/quit`` (or end of input) exits; ``/new-chat`` starts a new chat inside the TUI (a new
+  transcript); any other line starting with ``/`` is a slash command, recorded as the user's
+  text and answered with nothing (or, with arguments, "Ran /cmd with: …"); anything else is
+  answered "You said: …";
 - ``cursor-agent -p PROMPT`` answers one prompt in a new chat and exits.
 """
 
@@ -51,8 +53,14 @@ class Chat:
         """Answer one user line; returns what the terminal shows."""
         query = {"type": "text", "text": f"<user_query>\n{line}\n</user_query>"}
         self.say("user", query)
-        if line.startswith("/"):
+        if line.startswith("/") and " " not in line:
             return ""
+        if line.startswith("/"):
+            name, _, args = line.partition(" ")
+            reply = f"Ran {name} with: {args}"
+            self.say("assistant", {"type": "text", "text": reply})
+            self.write({"type": "turn_ended", "status": "success"})
+            return reply
         if line.startswith("fail"):
             self.write({"type": "turn_ended", "status": "error", "error": "stand-in failure"})
             return "Error: stand-in failure"
@@ -80,7 +88,8 @@ def main(argv: list[str]) -> int:
         return 0
     chat = argv[argv.index("--resume") + 1] if "--resume" in argv else str(uuid.uuid4())
     session = Chat(chat)
-    print(f"{BANNER} · chat {chat} · args {' '.join(argv)}", flush=True)
+    run = os.environ.get("HANGAR_RUN_ID", "-")
+    print(f"{BANNER} · chat {chat} · args {' '.join(argv)} · run {run}", flush=True)
     while True:
         try:
             line = input("→ ").strip()
@@ -88,7 +97,11 @@ def main(argv: list[str]) -> int:
             return 0
         if line == "/quit":
             return 0
-        if line:
+        if line == "/new-chat":
+            chat = str(uuid.uuid4())
+            session = Chat(chat)
+            print(f"New chat {chat}", flush=True)
+        elif line:
             print(session.turn(line), flush=True)
 
 

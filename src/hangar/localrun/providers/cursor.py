@@ -4,18 +4,23 @@ Session: the chat id from ``--resume ID`` when given; otherwise hangar asks the 
 empty chat (``cursor-agent create-chat`` prints its id) and starts ``cursor-agent … --resume
 ID``, so the transcript to follow is known before the CLI writes a line:
 ``$CURSOR_CONFIG_DIR|~/.cursor/projects/<cwd with / as ->/agent-transcripts/ID/ID.jsonl``
-(or ``…/agent-transcripts/ID.jsonl``). In a discussion Cursor runs with ``--mode=plan`` unless
-the user gave ``--mode`` or ``--plan`` (LR-222).
+(or ``…/agent-transcripts/ID.jsonl``). A new chat started inside the TUI gets an id hangar
+is told nowhere (Cursor has no hook or event stream naming it), and its transcript folder
+looks exactly like one another terminal starts in the same project, so it is not followed:
+the run keeps the chat it started with (LR-173 over following the switch). In a discussion
+Cursor runs with ``--mode=plan`` unless the user gave ``--mode`` or ``--plan`` (LR-222).
 
 Records (the public fixture format: ``{"role": "user"|"assistant", "message": {"content":
 [blocks]}}`` and ``{"type": "turn_ended"}``, whose ``status`` other than success makes the
 turn an ``error`` with its ``error`` text): user text (inside ``<user_query>`` when Cursor
-wraps it) → ``user_input``; assistant ``thinking`` → ``thinking``; ``text`` → ``text``, the
-turn's last one ``final`` at ``turn_ended``; ``tool_use`` → ``tool_use`` with Cursor's tool
-name; ``tool_result`` → ``tool_result``. Plan mode, as hangar reads it (not verified against
-the real CLI, which is not installable here; the tests use a stand-in writing this format): a
-``CreatePlan`` tool call (``input.plan``) is a proposed plan, and a ``{"type":
-"plan_approved", "plan", "context"}`` line is the user's "build this plan" action.
+wraps it) → ``user_input`` (a bare slash command: nothing, and its turn gets no final; one
+with arguments: ``user_input`` marked ``command``); assistant ``thinking`` → ``thinking``;
+``text`` → ``text``, the turn's last one ``final`` at ``turn_ended``; ``tool_use`` →
+``tool_use`` with Cursor's tool name; ``tool_result`` → ``tool_result``. Plan mode, as
+hangar reads it (not verified against the real CLI, which is not installable here; the tests
+use a stand-in writing this format): a ``CreatePlan`` tool call (``input.plan``) is a proposed
+plan, and a ``{"type": "plan_approved", "plan", "context"}`` line is the user's "build this
+plan" action.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from hangar.localrun.providers.args import flag_value, has_flag
 from hangar.localrun.providers.base import PlanHandoff
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
+from hangar.localrun.providers.slash import parse_slash
 from hangar.model.run_messages import MessageType, RunMessage
 
 SOURCE = "cursor-jsonl"
@@ -143,9 +149,14 @@ class CursorReader(SessionReader):
         text = (query.group(1) if query else text).strip()
         out.extend(self._flush(final=False))
         self.turn_key = self._key(line, "turn")
-        self.commentable = bool(text) and not text.startswith("/")
+        slash = parse_slash(text)
+        self.commentable = bool(text) and not (slash is not None and not slash.args)
         if self.commentable:
-            out.append(Seen((self._message("user_input", line, "user", content=text),)))
+            data: dict[str, Any] = {}
+            if slash is not None:
+                data = {"command": True, "slash_command": slash.name, "slash_args": slash.args}
+            message = self._message("user_input", line, "user", content=text, input=data)
+            out.append(Seen((message,)))
         return out
 
     def _assistant(self, line: int, blocks: list[dict[str, Any]]) -> list[Seen]:
