@@ -34,6 +34,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,16 +52,23 @@ _REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.S)
 _SKIPPED = {"CHECKPOINT", "CONVERSATION_HISTORY", "SYSTEM_MESSAGE", "GENERIC"}
 
 
+@dataclass
+class _Turn:
+    key: str
+    commentable: bool
+    unanswered: list[str] = field(default_factory=list)
+    """Calls still waiting for a result, oldest first (steps carry no call id)."""
+
+
 class AgyReader(SessionReader):
     def __init__(self, log_file: Path, brain: Path) -> None:
         self.log_file, self.brain = log_file, brain
         self.log_offset = 0
         self.tails: dict[str, JsonlTail] = {}
         """Every conversation the run's log named, in order; the last is the current one."""
-        self.turn_key = ""
-        self.commentable = False
+        self.turns: dict[str, _Turn] = {}
+        """The open turn of each conversation (a late step of an earlier one keeps its own)."""
         self.plans: dict[str, str] = {}
-        self.unanswered: list[str] = []
 
     def _conversations(self) -> None:
         try:
@@ -78,6 +86,9 @@ class AgyReader(SessionReader):
                 self.tails[conversation] = JsonlTail(logs / "transcript.jsonl")
                 self.session_id = conversation
 
+    def _turn(self, conversation: str) -> _Turn:
+        return self.turns.setdefault(conversation, _Turn("", False))
+
     def read(self) -> list[Seen]:
         self._conversations()
         out: list[Seen] = []
@@ -91,8 +102,9 @@ class AgyReader(SessionReader):
     ) -> RunMessage:
         data = dict(fields.pop("input", {}) or {})
         data.setdefault("session_id", conversation)
-        if self.turn_key:
-            data["turnKey"] = self.turn_key
+        turn = self.turns.get(conversation)
+        if turn is not None:
+            data["turnKey"] = turn.key
         return RunMessage(kind, SOURCE, f"{key}:{suffix}", input=data, **fields)
 
     def _step(self, conversation: str, line: int, step: dict[str, Any]) -> list[Seen]:
@@ -104,9 +116,9 @@ class AgyReader(SessionReader):
             request = _REQUEST.search(content)
             text = (request.group(1) if request else content).strip()
             slash = parse_slash(text)
-            self.turn_key = key
-            self.commentable = bool(text) and not (slash is not None and not slash.args)
-            if not self.commentable:
+            commentable = bool(text) and not (slash is not None and not slash.args)
+            self.turns[conversation] = _Turn(key, commentable)
+            if not commentable:
                 return []
             data: dict[str, Any] = {}
             if slash is not None:
@@ -131,7 +143,8 @@ class AgyReader(SessionReader):
             return [Seen((self._message("error", key, "error", conversation, content=text),))]
         if kind in _SKIPPED or not kind:
             return []
-        tool = self.unanswered.pop(0) if self.unanswered else kind.lower()
+        waiting = self._turn(conversation).unanswered
+        tool = waiting.pop(0) if waiting else kind.lower()
         failed = str(step.get("status") or "").upper() in ("ERROR", "FAILED")
         data = {"step": kind, "is_error": failed}
         result = self._message(
@@ -151,11 +164,11 @@ class AgyReader(SessionReader):
         for n, call in enumerate(calls):
             arguments = call.get("args") if isinstance(call.get("args"), dict) else {}
             name = str(call.get("name"))
-            self.unanswered.append(name)
+            self._turn(conversation).unanswered.append(name)
             messages.append(self._message("tool_use", key, f"tool-use:{n}", conversation,
                                           tool=name, input={"input": arguments}))  # fmt: skip
         if content.strip():
-            final = not calls and self.commentable
+            final = not calls and self._turn(conversation).commentable
             kind: MessageType = "final" if final else "text"
             messages.append(self._message(kind, key, kind, conversation, content=content))
         return [Seen(tuple(messages))]
