@@ -25,7 +25,7 @@ pytestmark = pytest.mark.real_agents
 def test_kiro_turns_tools_slash_error_clear_and_other_terminals_in_the_folder(
     sandbox_hub: SandboxHub,
 ) -> None:
-    """LR-173, LR-174, LR-164, LR-189 (stand-in): the folder's row is shared by every
+    """LR-173, LR-189 (stand-in): the folder's row is shared by every
     `kiro-cli chat` in the folder, and only the run's own conversation reaches the run.
 
     Bootstrap (the run's id reaches the CLI); another `kiro-cli chat` in the same folder,
