@@ -73,6 +73,7 @@ class KiroReader(SessionReader):
             }
         self.own_session: int | None = None
         self.contested_at = float("-inf")
+        self.seen_at_last_look = True  # nothing is known of the time before the first look
         self.ignored = ""
         """A row value written while the folder was contested: never read, even once the
         other process has gone."""
@@ -85,10 +86,15 @@ class KiroReader(SessionReader):
         self.own_session = pid  # the CLI leads its own session (its terminal's)
 
     def _contested(self) -> bool:
+        """Whether another process may have written since the last look: one is there now,
+        was there at the last look (however long ago: a stalled poll must not shorten it), or
+        was seen within :data:`CONTEST_MEMORY`."""
         now = time.monotonic()
-        if folder_contested(self.db, self.cwd, self.own_session):
+        seen = folder_contested(self.db, self.cwd, self.own_session)
+        before, self.seen_at_last_look = self.seen_at_last_look, seen
+        if seen:
             self.contested_at = now
-        return now - self.contested_at < CONTEST_MEMORY
+        return seen or before or now - self.contested_at < CONTEST_MEMORY
 
     def read(self) -> list[Seen]:
         contested = self._contested()  # at every look: a short-lived writer must be seen
