@@ -279,3 +279,26 @@ def count(hub: SandboxHub, run_id: str, kind: str, n: int) -> list[dict[str, Any
     """The run's messages once at least ``n`` of them are of ``kind``, else None."""
     messages = hub.messages(run_id)
     return messages if sum(m["type"] == kind for m in messages) >= n else None
+
+
+def standin_env(hub: SandboxHub, executable: str, module: str) -> dict[str, str]:
+    """A PATH whose ``executable`` is hangar's stand-in ``module`` (``hangar.testing.…``),
+    and the run's own home (its XDG data dir inside it)."""
+    bin_dir = hub.root / "standin-bin"
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / executable
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m {module} "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return {
+        "PATH": f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HOME": str(hub.home),
+        "XDG_DATA_HOME": str(hub.home / ".local" / "share"),
+        "TERM": "xterm-256color",
+    }
+
+
+def quit_run(term: PtyProcess, line: str = "/quit") -> None:
+    """Leave the CLI of a ``hangar run`` and wait until the run says it finished."""
+    type_line(term, line, re.escape(line))
+    wait_screen(term, r"local run of HGR-\d+ finished", 60)
+    assert term.process.wait(30) == 0

@@ -5,58 +5,44 @@ transcript format where Cursor writes it (:mod:`hangar.testing.cursor_standin`).
 from __future__ import annotations
 
 import json
-import os
-import sys
-from pathlib import Path
 
 import pytest
 
-from hangar.testing.pty_process import PtyProcess
-
-from .sandbox_hub import SandboxHub, count, in_dir, type_line, wait_screen, wait_until
+from .sandbox_hub import (
+    SandboxHub,
+    count,
+    in_dir,
+    quit_run,
+    standin_env,
+    type_line,
+    wait_screen,
+    wait_until,
+)
 
 pytestmark = pytest.mark.real_agents
-
-
-def standin_env(hub: SandboxHub) -> dict[str, str]:
-    """A PATH whose ``cursor-agent`` is the stand-in, and the run's own home."""
-    bin_dir = hub.root / "standin-bin"
-    bin_dir.mkdir(exist_ok=True)
-    script = bin_dir / "cursor-agent"
-    script.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" -m hangar.testing.cursor_standin "$@"\n',
-        encoding="utf-8",
-    )
-    script.chmod(0o755)
-    return {
-        "PATH": f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
-        "HOME": str(hub.home),
-        "TERM": "xterm-256color",
-    }
-
-
-def quit_run(term: PtyProcess) -> None:
-    type_line(term, "/quit", r"/quit")
-    wait_screen(term, r"local run of HGR-\d+ finished", 60)
-    assert term.process.wait(30) == 0
 
 
 def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
     sandbox_hub: SandboxHub,
 ) -> None:
-    """LR-177, LR-172, LR-173, LR-189 (stand-in): the chat hangar created is the one followed.
+    """LR-177, LR-172, LR-173, LR-164, LR-189 (stand-in): the chat hangar created is the one
+    followed.
 
-    A `RUN:` turn (Bash tool_use/tool_result, then the final), a bare slash command (no user
-    input, LR-164), an ordinary message and its final, a failed turn (`error`); a chat
-    started in another terminal in the same folder is never read; a second run with
-    `--resume CHAT` follows that chat from its end (no line of the first run again).
+    Bootstrap (the CLI starts in the chat hangar created, with the run's id in its
+    environment), a `RUN:` turn (Bash tool_use/tool_result, then the final), a bare slash
+    command (no user input), one with arguments (user input marked `command`, and its answer
+    the final), an ordinary message and its final, a failed turn (`error`); a chat started in
+    another terminal in the same folder is never read, nor is a new chat started inside the
+    TUI (`/new-chat`: nothing names it, so it looks like the other terminal's); a second run
+    with `--resume CHAT` follows that chat from its end (no line of the first run again).
     """
     hub = sandbox_hub
-    env = standin_env(hub)
+    env = standin_env(hub, "cursor-agent", "hangar.testing.cursor_standin")
     issue = hub.ok("POST", "/api/issues", {"title": "Try cursor"})
     term = hub.hangar_run(issue["key"], ["cursor-agent"], env)
-    wait_screen(term, r"test stand-in\) · chat \S+ · args --resume \S+", 60)
+    wait_screen(term, r"test stand-in\) · chat \S+ · args --resume \S+ · run \S+", 60)
     run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
+    wait_screen(term, rf"· run {run['id']}")
 
     def diagnose() -> str:
         return f"messages: {hub.messages(run['id'])}"
@@ -65,14 +51,22 @@ def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
     wait_until(lambda: count(hub, run["id"], "final", 1), 60, "a final", detail=diagnose)
     assert (hub.work / "marker.txt").read_text() == "hi\n"
     type_line(term, "/help", r"/help")
+    type_line(term, "/review main", r"/review main")
+    wait_until(
+        lambda: count(hub, run["id"], "final", 2), 60, "the command's final", detail=diagnose
+    )
     other = hub.sandbox.run(
         in_dir(hub.work, ["cursor-agent", "-p", "hello from elsewhere"]), cwd="/", env=env
     )
     assert other.returncode == 0, other.stderr[-2000:]
     type_line(term, "hello there", r"hello there")
-    wait_until(lambda: count(hub, run["id"], "final", 2), 60, "the second final", detail=diagnose)
+    wait_until(lambda: count(hub, run["id"], "final", 3), 60, "the third final", detail=diagnose)
     type_line(term, "fail please", r"fail please")
     wait_until(lambda: count(hub, run["id"], "error", 1), 60, "the error", detail=diagnose)
+    type_line(term, "/new-chat", r"/new-chat")
+    wait_screen(term, r"New chat \S+")
+    type_line(term, "in the new chat", r"in the new chat")
+    wait_screen(term, r"You said: in the new chat")
     quit_run(term)
 
     messages = hub.messages(run["id"])
@@ -86,18 +80,30 @@ def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
         ("user_input", None),
         ("final", None),
         ("user_input", None),
+        ("final", None),
+        ("user_input", None),
         ("error", None),
     ], kinds
     assert messages[0]["content"] == "RUN: echo hi > marker.txt"
     assert messages[2]["input"]["input"] == {"command": "echo hi > marker.txt"}
     assert messages[3]["output"] == ""  # the command prints nothing
     assert messages[4]["content"] == "Done: the command ran."
-    assert messages[6]["content"] == "You said: hello there"
-    assert messages[8]["content"] == "stand-in failure"
+    assert (messages[5]["content"], messages[5]["input"]["slash_command"]) == (
+        "/review main",
+        "review",
+    )
+    assert messages[5]["input"]["command"] is True
+    assert messages[6]["content"] == "Ran /review with: main"
+    assert messages[8]["content"] == "You said: hello there"
+    assert messages[10]["content"] == "stand-in failure"
     chats = {m["input"]["session_id"] for m in messages}
     assert len(chats) == 1
     assert all(m["source"] == "cursor-jsonl" for m in messages)
     assert "elsewhere" not in json.dumps(messages)
+    assert "new chat" not in json.dumps(messages)
+    keys = [m["sourceKey"] for m in messages]
+    assert len(set(keys)) == len(keys)
+    assert all(k.startswith(f"cursor:chat:{next(iter(chats))}:line:") for k in keys)
     assert hub.ok("GET", f"/api/local-runs/{run['id']}")["status"] == "completed"
 
     (chat,) = chats
@@ -114,3 +120,39 @@ def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
         ("final", "You said: hello again"),
     ]
     assert {m["input"]["session_id"] for m in resumed} == {chat}
+
+
+def test_cursor_todo_tool_is_the_issues_checklist(sandbox_hub: SandboxHub) -> None:
+    """CL-025 (stand-in, the transcript spelling `TodoWrite` assumed): Cursor's todo tool
+    reaches the run as `input.checklist` on its call, a `merge` call updates the item of its id,
+    and the issue shows the run's list; an invalid call (unknown id) commits nothing."""
+    hub = sandbox_hub
+    env = standin_env(hub, "cursor-agent", "hangar.testing.cursor_standin")
+    issue = hub.ok("POST", "/api/issues", {"title": "Try cursor todos"})
+    term = hub.hangar_run(issue["key"], ["cursor-agent"], env)
+    wait_screen(term, r"test stand-in\) · chat \S+", 60)
+    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
+    type_line(term, "TODO: read the code | fix the bug", r"TODO: read the code \| fix the bug")
+    wait_until(lambda: count(hub, run["id"], "final", 1), 60, "the first list")
+    type_line(term, "TODO-DONE: 1", r"TODO-DONE: 1")
+    wait_until(lambda: count(hub, run["id"], "final", 2), 60, "the update")
+    type_line(term, "TODO-DONE: 9", r"TODO-DONE: 9")
+    wait_until(lambda: count(hub, run["id"], "final", 3), 60, "the invalid update")
+    quit_run(term)
+
+    messages = hub.messages(run["id"])
+    calls = [m for m in messages if (m["type"], m.get("tool")) == ("tool_use", "TodoWrite")]
+    lists = [m["input"].get("checklist") for m in calls]
+    assert [None if c is None else [(i["content"], i["status"]) for i in c["items"]]
+            for c in lists] == [
+        [("read the code", "in_progress"), ("fix the bug", "pending")],
+        [("read the code", "completed"), ("fix the bug", "pending")],
+        None,
+    ]  # fmt: skip
+    assert lists[0]["source"] == "cursor.TodoWrite"
+    shown = hub.ok("GET", f"/api/issues/{issue['key']}")["checklist"]
+    assert [(i["content"], i["status"]) for i in shown["items"]] == [
+        ("read the code", "completed"),
+        ("fix the bug", "pending"),
+    ]
+    assert (shown["completed"], shown["total"], shown["runId"]) == (1, 2, run["id"])

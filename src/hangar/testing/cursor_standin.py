@@ -11,8 +11,11 @@ transcript at ``$CURSOR_CONFIG_DIR`` (or ``~/.cursor``) ``/projects/<cwd with "/
 - ``cursor-agent [--resume ID] …`` is the interactive loop on the terminal: a line
   ``RUN: CMD`` runs ``CMD`` with the Bash tool (tool_use, its real output as tool_result,
   then "Done: the command ran."); ``fail …`` ends the turn with ``status: "error"``;
-  ``/quit`` (or end of input) exits; a line starting with ``/`` is a slash command (recorded
-  as the user's text, answered with nothing); anything else is answered "You said: …";
+  ``/quit`` (or end of input) exits; ``/new-chat`` starts a new chat inside the TUI (a new
+  transcript); any other line starting with ``/`` is a slash command, recorded as the user's
+  text and answered with nothing (or, with arguments, "Ran /cmd with: …"); anything else is
+  answered "You said: …"; ``TODO: a | b`` and ``TODO-DONE: ID`` call the todo tool
+  (``TodoWrite``, the spelling hangar assumes);
 - ``cursor-agent -p PROMPT`` answers one prompt in a new chat and exits.
 """
 
@@ -51,11 +54,19 @@ class Chat:
         """Answer one user line; returns what the terminal shows."""
         query = {"type": "text", "text": f"<user_query>\n{line}\n</user_query>"}
         self.say("user", query)
-        if line.startswith("/"):
+        if line.startswith("/") and " " not in line:
             return ""
+        if line.startswith("/"):
+            name, _, args = line.partition(" ")
+            reply = f"Ran {name} with: {args}"
+            self.say("assistant", {"type": "text", "text": reply})
+            self.write({"type": "turn_ended", "status": "success"})
+            return reply
         if line.startswith("fail"):
             self.write({"type": "turn_ended", "status": "error", "error": "stand-in failure"})
             return "Error: stand-in failure"
+        if line.startswith(("TODO: ", "TODO-DONE: ")):
+            return self.todos(line)
         if line.startswith("RUN: "):
             command = line[5:]
             use = {"type": "tool_use", "name": "Bash", "input": {"command": command}}
@@ -70,6 +81,27 @@ class Chat:
         self.write({"type": "turn_ended", "status": "success"})
         return reply
 
+    def todos(self, line: str) -> str:
+        """``TODO: a | b`` writes a new list (the first in progress), ``TODO-DONE: ID`` marks
+        item ID completed (``merge``), both through the todo tool."""
+        if line.startswith("TODO: "):
+            names = [n.strip() for n in line[6:].split("|")]
+            todos = [{"id": str(n), "content": name, "status": "pending"}
+                     for n, name in enumerate(names, 1)]  # fmt: skip
+            todos[0]["status"] = "in_progress"
+            arguments: dict[str, Any] = {"todos": todos, "merge": False}
+        else:
+            done = {"id": line[11:].strip(), "status": "completed"}
+            arguments = {"todos": [done], "merge": True}
+        use = {"type": "tool_use", "name": "TodoWrite", "input": arguments}
+        self.say("assistant", use)
+        result = {"type": "tool_result", "content": [{"type": "text", "text": "Todos updated."}]}
+        self.say("user", result)
+        reply = "Updated the todo list."
+        self.say("assistant", {"type": "text", "text": reply})
+        self.write({"type": "turn_ended", "status": "success"})
+        return reply
+
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["create-chat"]:
@@ -80,7 +112,8 @@ def main(argv: list[str]) -> int:
         return 0
     chat = argv[argv.index("--resume") + 1] if "--resume" in argv else str(uuid.uuid4())
     session = Chat(chat)
-    print(f"{BANNER} · chat {chat} · args {' '.join(argv)}", flush=True)
+    run = os.environ.get("HANGAR_RUN_ID", "-")
+    print(f"{BANNER} · chat {chat} · args {' '.join(argv)} · run {run}", flush=True)
     while True:
         try:
             line = input("→ ").strip()
@@ -88,7 +121,11 @@ def main(argv: list[str]) -> int:
             return 0
         if line == "/quit":
             return 0
-        if line:
+        if line == "/new-chat":
+            chat = str(uuid.uuid4())
+            session = Chat(chat)
+            print(f"New chat {chat}", flush=True)
+        elif line:
             print(session.turn(line), flush=True)
 
 

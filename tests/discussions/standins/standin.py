@@ -1,11 +1,13 @@
-"""Scripted stand-ins for the Cursor agent, Kiro and Antigravity CLIs (not installable here).
+"""Scripted stand-ins for the Cursor agent, Kiro and Antigravity CLIs (not installable here),
+for discussions: plan mode on top of hangar's stand-ins in the test kit.
 
-Each is a small line-based terminal program that writes its session in the same format as
-the public fixtures of that CLI (and the plan-mode records hangar's providers read, which the
-providers' docstrings describe): Cursor's transcript JSONL, Kiro's ``conversations_v2`` row
-in its SQLite store, Antigravity's step log. It takes its replies from the JSON list in
-``$STANDIN_REPLIES`` — ``{"text": …, "think"?: …, "tool"?: {"name", "args", "result"}}`` or
-``{"plan": …}`` — and appends what it was given (argv, lines, mode) to ``$STANDIN_LOG``.
+Each is a small line-based terminal program that writes its session where and as the kit's
+stand-ins do (:mod:`hangar.testing.cursor_standin`, :mod:`~hangar.testing.kiro_standin`,
+:mod:`~hangar.testing.agy_standin`: the public fixtures' formats), plus the plan-mode records
+hangar's providers read, which the providers' docstrings describe. It takes its replies from
+the JSON list in ``$STANDIN_REPLIES`` — ``{"text": …, "think"?: …, "tool"?: {"name", "args",
+"result"}}`` or ``{"plan": …}`` — and appends what it was given (argv, lines, mode) to
+``$STANDIN_LOG``.
 
 A ``plan`` reply in plan mode proposes the plan and asks "Implement this plan?"; ``y`` (current
 context) or ``c`` (clear context) records the approval, then after the "model" has answered
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any
+
+from hangar.testing import agy_standin, cursor_standin, kiro_standin
 
 IMPLEMENT_LATENCY = 1.5
 
@@ -41,10 +44,6 @@ def flag(argv: list[str], name: str) -> str | None:
         if arg == name and index + 1 < len(argv):
             return argv[index + 1]
     return None
-
-
-def home() -> Path:
-    return Path(os.environ.get("HOME") or "~").expanduser()
 
 
 class Session:
@@ -70,19 +69,14 @@ class Cursor(Session):
         chat = flag(argv, "--resume")
         if chat is None:
             raise SystemExit("stand-in cursor-agent: run `create-chat` first, then --resume ID")
-        root = Path(os.environ.get("CURSOR_CONFIG_DIR") or home() / ".cursor")
-        folder = root / "projects" / str(Path.cwd()).strip("/").replace("/", "-")
-        self.file = folder / "agent-transcripts" / chat / f"{chat}.jsonl"
-        self.file.parent.mkdir(parents=True, exist_ok=True)
+        self.chat = cursor_standin.Chat(chat)  # the transcript where Cursor writes it
         self.plan_mode = flag(argv, "--mode") == "plan" or "--plan" in argv
 
     def write(self, record: dict[str, Any]) -> None:
-        with self.file.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+        self.chat.write(record)
 
     def user(self, text: str) -> None:
-        body = f"<user_query>\n{text}\n</user_query>"
-        self.write({"role": "user", "message": {"content": [{"type": "text", "text": body}]}})
+        self.chat.say("user", {"type": "text", "text": f"<user_query>\n{text}\n</user_query>"})
 
     def answer(self, text: str, think: str | None, tool: dict[str, Any] | None) -> None:
         if think or tool:
@@ -91,17 +85,16 @@ class Cursor(Session):
                 blocks.append({"type": "thinking", "thinking": think})
             if tool:
                 blocks.append({"type": "tool_use", "name": tool["name"], "input": tool["args"]})
-            self.write({"role": "assistant", "message": {"content": blocks}})
+            self.chat.say("assistant", *blocks)
         if tool:
             result = [{"type": "text", "text": tool["result"]}]
-            content = [{"type": "tool_result", "tool_use_id": "t1", "content": result}]
-            self.write({"role": "user", "message": {"content": content}})
-        self.write({"role": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+            self.chat.say("user", {"type": "tool_result", "tool_use_id": "t1", "content": result})
+        self.chat.say("assistant", {"type": "text", "text": text})
         self.write({"type": "turn_ended", "status": "success"})
 
     def plan(self, text: str) -> None:
         call = {"type": "tool_use", "name": "CreatePlan", "input": {"plan": text}}
-        self.write({"role": "assistant", "message": {"content": [call]}})
+        self.chat.say("assistant", call)
         self.write({"type": "turn_ended", "status": "success"})
 
     def approved(self, text: str, context: str) -> None:
@@ -113,22 +106,12 @@ class Agy(Session):
 
     def __init__(self, argv: list[str]) -> None:
         super().__init__(argv)
-        conversation = str(uuid.uuid4())
-        log_file = flag(argv, "--log-file")
-        if log_file:
-            Path(log_file).write_text(f"starting\nConversation ID: {conversation}\n", "utf-8")
-        logs = home() / ".gemini" / "antigravity-cli" / "brain" / conversation
-        self.file = logs / ".system_generated" / "logs" / "transcript.jsonl"
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        self.step = 0
+        # The step log where agy keeps it, its id logged to --log-file.
+        self.conversation = agy_standin.Conversation(flag(argv, "--log-file"))
         self.plan_mode = flag(argv, "--mode") == "plan"
 
     def write(self, **step: Any) -> None:
-        record = {"step_index": self.step, "status": "DONE", "created_at": "2026-12-01T00:00:00Z"}
-        record.update(step)
-        self.step += 1
-        with self.file.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+        self.conversation.write(**step)
 
     def user(self, text: str) -> None:
         body = f"<USER_REQUEST>\n{text}\n</USER_REQUEST>"
@@ -155,39 +138,12 @@ class Kiro(Session):
 
     def __init__(self, argv: list[str]) -> None:
         super().__init__(argv)
-        data = Path(os.environ.get("XDG_DATA_HOME") or home() / ".local" / "share")
-        self.db = data / "kiro-cli" / "data.sqlite3"
-        self.db.parent.mkdir(parents=True, exist_ok=True)
-        self.key = str(Path.cwd())
-        with sqlite3.connect(self.db) as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS conversations_v2 (key TEXT PRIMARY KEY, "
-                "conversation_id TEXT, value TEXT, created_at INTEGER, updated_at INTEGER)"
-            )
-            row = conn.execute(
-                "SELECT conversation_id, value FROM conversations_v2 WHERE key = ?", (self.key,)
-            ).fetchone()
-        if row and ("--resume" in argv or "-r" in argv):
-            self.conversation, self.history = row[0], json.loads(row[1])["history"]
-        else:
-            self.conversation, self.history = str(uuid.uuid4()), []
+        # The folder's conversation row where Kiro keeps it (resumed with --resume).
+        self.conversation = kiro_standin.Conversation(resume="--resume" in argv or "-r" in argv)
         self.pending: dict[str, Any] = {}
 
-    def save(self) -> None:
-        payload = {"conversation_id": self.conversation, "history": self.history}
-        now = int(time.time() * 1000)
-        with sqlite3.connect(self.db) as conn:
-            conn.execute(
-                "INSERT INTO conversations_v2 VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE "
-                "SET conversation_id = excluded.conversation_id, value = excluded.value, "
-                "updated_at = excluded.updated_at",
-                (self.key, self.conversation, json.dumps(payload), now, now),
-            )
-
     def entry(self, user: dict[str, Any], assistant: dict[str, Any]) -> None:
-        env = {"env_state": {"current_working_directory": self.key}}
-        self.history.append({"user": {"env_context": env, "content": user}, "assistant": assistant})
-        self.save()
+        self.conversation.entry(user, assistant)
 
     def user(self, text: str) -> None:
         self.pending = {"Prompt": {"prompt": text}}
@@ -195,16 +151,17 @@ class Kiro(Session):
     def answer(self, text: str, think: str | None, tool: dict[str, Any] | None) -> None:
         if tool:
             use = {"id": "tool-1", "name": tool["name"], "args": tool["args"]}
-            self.entry(self.pending, {"ToolUse": {"message_id": "m-tool", "content": "",
-                                                  "tool_uses": [use]}})  # fmt: skip
+            reply = {"message_id": str(uuid.uuid4()), "content": "", "tool_uses": [use]}
+            self.entry(self.pending, {"ToolUse": reply})
             result = {"tool_use_id": "tool-1", "content": [{"Text": tool["result"]}],
                       "status": "Success"}  # fmt: skip
             self.pending = {"ToolUseResults": {"tool_use_results": [result]}}
-        self.entry(self.pending, {"Response": {"message_id": f"m-{len(self.history)}",
-                                               "content": text}})  # fmt: skip
+        response = {"message_id": str(uuid.uuid4()), "content": text}
+        self.entry(self.pending, {"Response": response})
 
     def plan(self, text: str) -> None:
-        self.entry(self.pending, {"PlanResponse": {"message_id": "m-plan", "content": text}})
+        response = {"message_id": str(uuid.uuid4()), "content": text}
+        self.entry(self.pending, {"PlanResponse": response})
 
     def approved(self, text: str, context: str) -> None:
         self.entry({"ImplementPlan": {"plan": text, "context": context}}, {})

@@ -4,18 +4,24 @@ Session: the chat id from ``--resume ID`` when given; otherwise hangar asks the 
 empty chat (``cursor-agent create-chat`` prints its id) and starts ``cursor-agent … --resume
 ID``, so the transcript to follow is known before the CLI writes a line:
 ``$CURSOR_CONFIG_DIR|~/.cursor/projects/<cwd with / as ->/agent-transcripts/ID/ID.jsonl``
-(or ``…/agent-transcripts/ID.jsonl``). In a discussion Cursor runs with ``--mode=plan`` unless
-the user gave ``--mode`` or ``--plan`` (LR-222).
+(or ``…/agent-transcripts/ID.jsonl``). A new chat started inside the TUI gets an id hangar
+is told nowhere (Cursor has no hook or event stream naming it), and its transcript folder
+looks exactly like one another terminal starts in the same project, so it is not followed:
+the run keeps the chat it started with (LR-173 over following the switch). In a discussion
+Cursor runs with ``--mode=plan`` unless the user gave ``--mode`` or ``--plan`` (LR-222).
 
 Records (the public fixture format: ``{"role": "user"|"assistant", "message": {"content":
 [blocks]}}`` and ``{"type": "turn_ended"}``, whose ``status`` other than success makes the
 turn an ``error`` with its ``error`` text): user text (inside ``<user_query>`` when Cursor
-wraps it) → ``user_input``; assistant ``thinking`` → ``thinking``; ``text`` → ``text``, the
-turn's last one ``final`` at ``turn_ended``; ``tool_use`` → ``tool_use`` with Cursor's tool
-name; ``tool_result`` → ``tool_result``. Plan mode, as hangar reads it (not verified against
-the real CLI, which is not installable here; the tests use a stand-in writing this format): a
-``CreatePlan`` tool call (``input.plan``) is a proposed plan, and a ``{"type":
-"plan_approved", "plan", "context"}`` line is the user's "build this plan" action.
+wraps it) → ``user_input`` (a bare slash command: nothing, and its turn gets no final; one
+with arguments: ``user_input`` marked ``command``); assistant ``thinking`` → ``thinking``;
+``text`` → ``text``, the turn's last one ``final`` at ``turn_ended``; ``tool_use`` →
+``tool_use`` with Cursor's tool name (a ``TodoWrite`` call carries ``input.checklist`` when
+its ledger commits it, :mod:`hangar.agents.cursor_todos`); ``tool_result`` →
+``tool_result``. Plan mode, as hangar reads it (not verified against the real CLI, which is
+not installable here; the tests use a stand-in writing this format): a ``CreatePlan`` tool
+call (``input.plan``) is a proposed plan, and a ``{"type": "plan_approved", "plan",
+"context"}`` line is the user's "build this plan" action.
 """
 
 from __future__ import annotations
@@ -27,12 +33,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from hangar.agents.cursor_todos import TOOL_NAMES as TODO_TOOLS
+from hangar.agents.cursor_todos import CursorTodos
 from hangar.agents.registry import agents
 from hangar.errors import HangarError, UsageError
 from hangar.localrun.providers.args import flag_value, has_flag
 from hangar.localrun.providers.base import PlanHandoff
+from hangar.localrun.providers.checklists import RunChecklists
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
+from hangar.localrun.providers.slash import parse_slash
 from hangar.model.run_messages import MessageType, RunMessage
 
 SOURCE = "cursor-jsonl"
@@ -58,6 +68,8 @@ class CursorReader(SessionReader):
         self.turn_key = ""
         self.commentable = False
         self.plans: dict[str, str] = {}
+        self.todos = CursorTodos()
+        self.checklists = RunChecklists()
         self.unanswered: list[str] = []
         """Names of the calls still waiting for a result, oldest first: Cursor's results carry
         no call id, so a result is named after the oldest unanswered call."""
@@ -143,9 +155,14 @@ class CursorReader(SessionReader):
         text = (query.group(1) if query else text).strip()
         out.extend(self._flush(final=False))
         self.turn_key = self._key(line, "turn")
-        self.commentable = bool(text) and not text.startswith("/")
+        slash = parse_slash(text)
+        self.commentable = bool(text) and not (slash is not None and not slash.args)
         if self.commentable:
-            out.append(Seen((self._message("user_input", line, "user", content=text),)))
+            data: dict[str, Any] = {}
+            if slash is not None:
+                data = {"command": True, "slash_command": slash.name, "slash_args": slash.args}
+            message = self._message("user_input", line, "user", content=text, input=data)
+            out.append(Seen((message,)))
         return out
 
     def _assistant(self, line: int, blocks: list[dict[str, Any]]) -> list[Seen]:
@@ -167,7 +184,14 @@ class CursorReader(SessionReader):
                 self.unanswered.append(name)
                 given = block.get("input")
                 arguments: dict[str, Any] = given if isinstance(given, dict) else {}
-                data = {"input": arguments}
+                data: dict[str, Any] = {"input": arguments}
+                if name in TODO_TOOLS:
+                    turn = self.turn_key or self.session_id
+                    checklist = self.todos.apply(arguments)
+                    key = self._key(line, f"tool-use:{n}")
+                    committed = self.checklists.offer(self.session_id, turn, checklist, key=key)
+                    if committed is not None:
+                        data["checklist"] = committed
                 tool = self._message("tool_use", line, f"tool-use:{n}", tool=name, input=data)
                 plan = arguments.get("plan") if name == PLAN_TOOL else None
                 if isinstance(plan, str) and plan.strip():

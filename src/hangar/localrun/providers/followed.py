@@ -65,6 +65,10 @@ class SessionReader(ABC):
     session_id: str = ""
     """The CLI's session id, once known (from the start, or from the file)."""
 
+    def started(self, pid: int) -> None:
+        """The CLI runs as ``pid`` (the leader of its own session)."""
+        del pid  # most readers need nothing from it
+
     @abstractmethod
     def read(self) -> list[Seen]:
         """What the session gained since the last call (nothing when the file is missing)."""
@@ -104,6 +108,7 @@ class _Follower:
 
     def started(self, pid: int) -> None:
         self.pid.append(pid)
+        self.reader.started(pid)
 
     def loop(self) -> None:
         while not self._stop.wait(POLL_INTERVAL):
