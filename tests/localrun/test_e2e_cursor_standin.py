@@ -120,39 +120,3 @@ def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
         ("final", "You said: hello again"),
     ]
     assert {m["input"]["session_id"] for m in resumed} == {chat}
-
-
-def test_cursor_todo_tool_is_the_issues_checklist(sandbox_hub: SandboxHub) -> None:
-    """CL-025 (stand-in, the transcript spelling `TodoWrite` assumed): Cursor's todo tool
-    reaches the run as `input.checklist` on its call, a `merge` call updates the item of its id,
-    and the issue shows the run's list; an invalid call (unknown id) commits nothing."""
-    hub = sandbox_hub
-    env = standin_env(hub, "cursor-agent", "hangar.testing.cursor_standin")
-    issue = hub.ok("POST", "/api/issues", {"title": "Try cursor todos"})
-    term = hub.hangar_run(issue["key"], ["cursor-agent"], env)
-    wait_screen(term, r"test stand-in\) · chat \S+", 60)
-    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
-    type_line(term, "TODO: read the code | fix the bug", r"TODO: read the code \| fix the bug")
-    wait_until(lambda: count(hub, run["id"], "final", 1), 60, "the first list")
-    type_line(term, "TODO-DONE: 1", r"TODO-DONE: 1")
-    wait_until(lambda: count(hub, run["id"], "final", 2), 60, "the update")
-    type_line(term, "TODO-DONE: 9", r"TODO-DONE: 9")
-    wait_until(lambda: count(hub, run["id"], "final", 3), 60, "the invalid update")
-    quit_run(term)
-
-    messages = hub.messages(run["id"])
-    calls = [m for m in messages if (m["type"], m.get("tool")) == ("tool_use", "TodoWrite")]
-    lists = [m["input"].get("checklist") for m in calls]
-    assert [None if c is None else [(i["content"], i["status"]) for i in c["items"]]
-            for c in lists] == [
-        [("read the code", "in_progress"), ("fix the bug", "pending")],
-        [("read the code", "completed"), ("fix the bug", "pending")],
-        None,
-    ]  # fmt: skip
-    assert lists[0]["source"] == "cursor.TodoWrite"
-    shown = hub.ok("GET", f"/api/issues/{issue['key']}")["checklist"]
-    assert [(i["content"], i["status"]) for i in shown["items"]] == [
-        ("read the code", "completed"),
-        ("fix the bug", "pending"),
-    ]
-    assert (shown["completed"], shown["total"], shown["runId"]) == (1, 2, run["id"])

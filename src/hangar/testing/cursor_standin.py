@@ -14,8 +14,7 @@ transcript at ``$CURSOR_CONFIG_DIR`` (or ``~/.cursor``) ``/projects/<cwd with "/
   ``/quit`` (or end of input) exits; ``/new-chat`` starts a new chat inside the TUI (a new
   transcript); any other line starting with ``/`` is a slash command, recorded as the user's
   text and answered with nothing (or, with arguments, "Ran /cmd with: …"); anything else is
-  answered "You said: …"; ``TODO: a | b`` and ``TODO-DONE: ID`` call the todo tool
-  (``TodoWrite``, the spelling hangar assumes);
+  answered "You said: …";
 - ``cursor-agent -p PROMPT`` answers one prompt in a new chat and exits.
 """
 
@@ -65,8 +64,6 @@ class Chat:
         if line.startswith("fail"):
             self.write({"type": "turn_ended", "status": "error", "error": "stand-in failure"})
             return "Error: stand-in failure"
-        if line.startswith(("TODO: ", "TODO-DONE: ")):
-            return self.todos(line)
         if line.startswith("RUN: "):
             command = line[5:]
             use = {"type": "tool_use", "name": "Bash", "input": {"command": command}}
@@ -77,27 +74,6 @@ class Chat:
             reply = "Done: the command ran."
         else:
             reply = f"You said: {line}"
-        self.say("assistant", {"type": "text", "text": reply})
-        self.write({"type": "turn_ended", "status": "success"})
-        return reply
-
-    def todos(self, line: str) -> str:
-        """``TODO: a | b`` writes a new list (the first in progress), ``TODO-DONE: ID`` marks
-        item ID completed (``merge``), both through the todo tool."""
-        if line.startswith("TODO: "):
-            names = [n.strip() for n in line[6:].split("|")]
-            todos = [{"id": str(n), "content": name, "status": "pending"}
-                     for n, name in enumerate(names, 1)]  # fmt: skip
-            todos[0]["status"] = "in_progress"
-            arguments: dict[str, Any] = {"todos": todos, "merge": False}
-        else:
-            done = {"id": line[11:].strip(), "status": "completed"}
-            arguments = {"todos": [done], "merge": True}
-        use = {"type": "tool_use", "name": "TodoWrite", "input": arguments}
-        self.say("assistant", use)
-        result = {"type": "tool_result", "content": [{"type": "text", "text": "Todos updated."}]}
-        self.say("user", result)
-        reply = "Updated the todo list."
         self.say("assistant", {"type": "text", "text": reply})
         self.write({"type": "turn_ended", "status": "success"})
         return reply

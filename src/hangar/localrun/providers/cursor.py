@@ -16,12 +16,11 @@ turn an ``error`` with its ``error`` text): user text (inside ``<user_query>`` w
 wraps it) → ``user_input`` (a bare slash command: nothing, and its turn gets no final; one
 with arguments: ``user_input`` marked ``command``); assistant ``thinking`` → ``thinking``;
 ``text`` → ``text``, the turn's last one ``final`` at ``turn_ended``; ``tool_use`` →
-``tool_use`` with Cursor's tool name (a ``TodoWrite`` call carries ``input.checklist`` when
-its ledger commits it, :mod:`hangar.agents.cursor_todos`); ``tool_result`` →
-``tool_result``. Plan mode, as hangar reads it (not verified against the real CLI, which is
-not installable here; the tests use a stand-in writing this format): a ``CreatePlan`` tool
-call (``input.plan``) is a proposed plan, and a ``{"type": "plan_approved", "plan",
-"context"}`` line is the user's "build this plan" action.
+``tool_use`` with Cursor's tool name; ``tool_result`` → ``tool_result``. Plan mode, as
+hangar reads it (not verified against the real CLI, which is not installable here; the tests
+use a stand-in writing this format): a ``CreatePlan`` tool call (``input.plan``) is a proposed
+plan, and a ``{"type": "plan_approved", "plan", "context"}`` line is the user's "build this
+plan" action.
 """
 
 from __future__ import annotations
@@ -33,13 +32,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from hangar.agents.cursor_todos import TOOL_NAMES as TODO_TOOLS
-from hangar.agents.cursor_todos import CursorTodos
 from hangar.agents.registry import agents
 from hangar.errors import HangarError, UsageError
 from hangar.localrun.providers.args import flag_value, has_flag
 from hangar.localrun.providers.base import PlanHandoff
-from hangar.localrun.providers.checklists import RunChecklists
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
 from hangar.localrun.providers.slash import parse_slash
@@ -68,8 +64,6 @@ class CursorReader(SessionReader):
         self.turn_key = ""
         self.commentable = False
         self.plans: dict[str, str] = {}
-        self.todos = CursorTodos()
-        self.checklists = RunChecklists()
         self.unanswered: list[str] = []
         """Names of the calls still waiting for a result, oldest first: Cursor's results carry
         no call id, so a result is named after the oldest unanswered call."""
@@ -184,14 +178,7 @@ class CursorReader(SessionReader):
                 self.unanswered.append(name)
                 given = block.get("input")
                 arguments: dict[str, Any] = given if isinstance(given, dict) else {}
-                data: dict[str, Any] = {"input": arguments}
-                if name in TODO_TOOLS:
-                    turn = self.turn_key or self.session_id
-                    checklist = self.todos.apply(arguments)
-                    key = self._key(line, f"tool-use:{n}")
-                    committed = self.checklists.offer(self.session_id, turn, checklist, key=key)
-                    if committed is not None:
-                        data["checklist"] = committed
+                data = {"input": arguments}
                 tool = self._message("tool_use", line, f"tool-use:{n}", tool=name, input=data)
                 plan = arguments.get("plan") if name == PLAN_TOOL else None
                 if isinstance(plan, str) and plan.strip():
