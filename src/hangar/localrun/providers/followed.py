@@ -73,6 +73,9 @@ class SessionReader(ABC):
         """What the CLI's end settles (read once, after the last :meth:`read`)."""
         return []
 
+    def started(self, pid: int) -> None:  # noqa: B027 (optional: most readers need no pid)
+        """The CLI's process id, once it has started (for a reader that needs it)."""
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -104,6 +107,7 @@ class _Follower:
 
     def started(self, pid: int) -> None:
         self.pid.append(pid)
+        self.reader.started(pid)
 
     def loop(self) -> None:
         while not self._stop.wait(POLL_INTERVAL):
