@@ -53,10 +53,12 @@ def test_qwen_tool_slash_commands_switches_error_and_a_foreign_session(
     The issue context reaches the model in the system prompt, never as a message (bootstrap);
     a `RUN:` turn (run_shell_command tool_use/tool_result with Qwen's tool name, its reply
     final once the next thing is typed); a bare slash command is nothing, one with arguments
-    a `command`; a Qwen in another terminal in the same folder writes its own chat and is
-    never read; `/clear` moves the run to a new session, followed (an ordinary turn and a
-    failed model request, `error`); `/resume FIRST` goes back, and only what is new there is
-    reported, its last reply final once Qwen has ended.
+    a `command`; a Qwen TUI in another terminal in the same folder, started first, writes its
+    own chat and moves to a new session of its own, and neither is ever read; `/clear` moves
+    the run to a new session, followed (an ordinary turn and a failed model request,
+    `error`); `/resume FIRST` goes back, and only what is new there is reported, its last
+    reply final once Qwen has ended; a second run with `--resume ID` follows that session from
+    its end.
     """
     hub = sandbox_hub
     hub.sandbox.load(
@@ -70,12 +72,15 @@ def test_qwen_tool_slash_commands_switches_error_and_a_foreign_session(
                     {"text": "Second answer."},
                     {"error": {"status": 400, "message": "the fake model refuses"}},
                     {"text": "Resumed answer."},
+                    {"text": "Resumed again."},
                 ],
             }
         )
     )
     issue = hub.ok("POST", "/api/issues", {"title": "Try qwen"})
     env = hub.agent_env("qwen")
+    other = hub.sandbox.spawn_pty(in_dir(hub.work, ["qwen", "--yolo"]), cwd="/", env=env)
+    wait_screen(other, "Type your message", 120)  # another terminal, the same folder, first
     term = hub.hangar_run(issue["key"], ["qwen", "--yolo"], env)
     run = wait_until(lambda: hub.runs(issue["key"]), 60, "the run")[0]
 
@@ -108,24 +113,26 @@ def test_qwen_tool_slash_commands_switches_error_and_a_foreign_session(
     until(lambda: count(hub, run["id"], "final", 1), "the final")
     typed("/stats model")
     until(lambda: count(hub, run["id"], "user_input", 2), "the command")
-    other = hub.sandbox.run(
-        in_dir(hub.work, ["qwen", "--yolo", "hello from elsewhere"]), cwd="/", env=env
-    )
-    assert other.returncode == 0, other.stderr[-2000:]
+    type_like_a_person(other, "hello from elsewhere", "hello from elsewhere")
+    wait_screen(other, "I am the other terminal", 90)
+    type_like_a_person(other, "/clear", "/clear")  # its switch is not ours
     (ours,) = {m["input"]["session_id"] for m in hub.messages(run["id"])}
     typed("/clear")
-    until(lambda: [ours] != [session_of(p) for p in records(hub)], "Qwen's new session")
+    until(lambda: len(records(hub)) == 2 and ours not in map(session_of, records(hub)),
+          "Qwen's new session")  # fmt: skip
     typed("second question")
     until(lambda: count(hub, run["id"], "user_input", 3), "the second question")
     typed("fail please")
     until(lambda: count(hub, run["id"], "error", 1), "the error")
     typed(f"/resume {ours}")
-    until(lambda: [ours] == [session_of(p) for p in records(hub)], "the resumed session")
+    until(lambda: ours in map(session_of, records(hub)), "the resumed session")
     typed("after resume please")
     until(on_screen("Resumed answer."), "the resumed reply")
     typed("/quit")
     wait_screen(term, r"local run of HGR-\d+ finished", 60)
     assert term.process.wait(30) == 0
+    type_like_a_person(other, "/quit", "/quit")
+    assert other.process.wait(60) == 0
     messages = hub.messages(run["id"])
 
     assert [(m["type"], m.get("tool"), m["content"]) for m in messages] == [
@@ -151,6 +158,7 @@ def test_qwen_tool_slash_commands_switches_error_and_a_foreign_session(
     assert all(m["source"] == "qwen-chat" for m in messages)
     files = chats(hub)
     assert len(files) == 3 and any("elsewhere" in text for text in files.values())
+    assert "elsewhere" not in files[ours] + files[cleared]
     text = json.dumps(messages)
     assert "elsewhere" not in text and "other terminal" not in text
     assert "/about" not in text and "/clear" not in text and "/quit" not in text
@@ -161,3 +169,18 @@ def test_qwen_tool_slash_commands_switches_error_and_a_foreign_session(
     final_run = hub.ok("GET", f"/api/local-runs/{run['id']}")
     assert (final_run["status"], final_run["exitCode"]) == ("completed", 0)
     assert final_run["usage"][0]["provider"] == "qwen"
+
+    again = hub.hangar_run(issue["key"], ["qwen", "--resume", ours, "--yolo"], env)
+    second = wait_until(lambda: [r for r in hub.runs(issue["key"]) if r["id"] != run["id"]], 60,
+                        "the second run")[0]  # fmt: skip
+    wait_screen(again, "Type your message", 120)
+    type_like_a_person(again, "once more", "once more")
+    wait_screen(again, r"Resumed again\.", 90)
+    type_like_a_person(again, "/quit", "/quit")
+    wait_screen(again, r"local run of HGR-\d+ finished", 60)
+    resumed = hub.messages(second["id"])
+    assert [(m["type"], m["content"]) for m in resumed] == [
+        ("user_input", "once more"),
+        ("final", "Resumed again."),
+    ]  # the session from its end: nothing of the first run again
+    assert {m["input"]["session_id"] for m in resumed} == {ours}
