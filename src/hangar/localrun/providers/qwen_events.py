@@ -2,15 +2,16 @@
 (the reader of :mod:`.qwen`).
 
 Which files: the chat of the session hangar names (``--session-id ID``, or the one you resume
-with ``--resume ID``), ``<Qwen home>/projects/<project>/chats/ID.jsonl``; never "the newest
-file" (LR-172, LR-173). Qwen Code (0.24) also keeps a record per live process,
+with ``--resume ID``), ``<runtime folder>/projects/<project>/chats/ID.jsonl``; never "the
+newest file" (LR-172, LR-173). Qwen Code (0.24) also keeps a record per live process,
 ``<Qwen home>/sessions/PID.json`` (``pid``, ``sessionId``), which it rewrites when that process
 moves to another session (``/clear``, ``/resume``) and removes at its end. Once the record
 naming the first session belongs to the run's process (its pid, or a descendant's), a new
 ``sessionId`` there is a session switch: the turn of the session left is over (its last
-reply becomes ``final``) and the new session's chat is followed, from its end when it exists
-already (a resumed session). A Qwen in another terminal has another pid and another session,
-so neither its record nor its chat is ever read.
+reply becomes ``final``) and the new session's chat is followed; of a chat written before (a
+resumed session) only the records stamped after the record's rewrite are reported. A Qwen in
+another terminal has another pid and other sessions, so neither its record nor its chats are
+ever read.
 
 Records are projected with the transcript reader (:class:`hangar.agents.qwen.QwenProjector`)
 and mapped by :class:`~hangar.localrun.providers.chat_log.ChatLog`: ``user`` → ``user_input``;
