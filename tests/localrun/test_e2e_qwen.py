@@ -94,12 +94,19 @@ def test_qwen_tool_slash_commands_switches_error_and_a_foreign_session(
         )
 
     def typed(text: str) -> None:
+        other.read_available(0)
         type_like_a_person(term, text, re.escape(text))
 
     def until(condition: Callable[[], Any], what: str, timeout: float = 90) -> Any:
-        """Wait for ``condition``, reading the terminal meanwhile (a TUI blocks on a full PTY)."""
-        return wait_until(lambda: term.read_available(0.1) is None or condition(), timeout, what,
-                          detail=diagnose)  # fmt: skip
+        """Wait for ``condition``, reading both terminals meanwhile, as a terminal does (a TUI
+        writing to a full PTY blocks)."""
+
+        def read_then(condition: Callable[[], Any]) -> Any:
+            term.read_available(0.1)
+            other.read_available(0)
+            return condition()
+
+        return wait_until(lambda: read_then(condition), timeout, what, detail=diagnose)
 
     def on_screen(text: str) -> Callable[[], bool]:
         return lambda: text in screen_text(bytes(term.output))
