@@ -24,6 +24,13 @@ AGENTS_DIR   := agent-clis
 AGENTS_STAMP := $(AGENTS_DIR)/node_modules/.hangar-stamp
 PYCLIS_STAMP := $(AGENTS_DIR)/python/.hangar-stamp
 
+# The lock lists every platform build of Qwen Code's optional clipboard addon
+# (@teddyzhu/clipboard-*) by hand: from a registry mirror that serves only some of them,
+# `npm install` leaves out the optional packages it cannot fetch, and `npm ci` then refuses
+# the lock as out of sync with the addon's optionalDependencies. Entries with `os`/`cpu` and
+# no tarball are what npm skips on other platforms without fetching; regenerating the lock
+# from such a mirror drops them again (put the five entries back).
+#
 # opencode's postinstall runs `opencode --version`, which creates XDG folders: keep them
 # inside node_modules instead of the user's home.
 AGENTS_XDG   := $(CURDIR)/$(AGENTS_DIR)/node_modules/.install-home

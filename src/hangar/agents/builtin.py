@@ -92,6 +92,7 @@ BUILTIN_AGENTS: tuple[Agent, ...] = (
         badge="Qw",
         home=HomeSpec("QWEN_HOME", (".qwen",)),
         store="hangar.agents.qwen:QwenStore",
+        live="hangar.localrun.providers.qwen:QwenProvider",
         usage="hangar.agents.usage_rules:scan_gemini_style",
         executables=("qwen",),
     ),

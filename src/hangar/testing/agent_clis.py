@@ -1,10 +1,11 @@
 """How each real agent CLI is configured, invoked and read back in the sandbox.
 
-One :class:`AgentCli` per pinned CLI (codex, claude, opencode, cn, gemini, copilot), holding
-only facts about that CLI: where its config goes under the sandbox ``HOME``, its environment,
-the one-shot command (and how to continue a session), how stdin must be given, how to find the
-session id and which files form its own store. The binaries come from the pinned npm install in
-``agent-clis/node_modules/.bin`` (``make agents``), or ``$HANGAR_AGENT_CLIS_DIR``.
+One :class:`AgentCli` per pinned CLI (codex, claude, opencode, cn, gemini, qwen, copilot),
+holding only facts about that CLI: where its config goes under the sandbox ``HOME``, its
+environment, the one-shot command (and how to continue a session), how stdin must be given,
+how to find the session id and which files form its own store. The binaries come from the
+pinned npm install in ``agent-clis/node_modules/.bin`` (``make agents``), or
+``$HANGAR_AGENT_CLIS_DIR``.
 """
 
 from __future__ import annotations
@@ -296,6 +297,53 @@ class Gemini(AgentCli):
         return [(homes.home / ".gemini" / "tmp", "**/chats/*.json*")]
 
 
+class Qwen(AgentCli):
+    """Qwen Code against the fake model's Chat Completions (its ``openai`` auth type)."""
+
+    name, binary = "qwen", "qwen"
+
+    def home_dir(self, homes: Homes) -> PurePosixPath:
+        return homes.home / ".qwen"
+
+    def config_files(self, homes: Homes, base_url: str) -> dict[PurePosixPath, str]:
+        settings = {
+            "security": {"auth": {"selectedType": "openai"}},
+            "model": {"name": "fake-model"},
+            "telemetry": {"enabled": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "general": {"enableAutoUpdate": False},
+            # each of these asks the model in the background after a turn (with the same
+            # tools), which would take a scripted turn: a next-prompt suggestion, memory
+            # extraction and consolidation, skill extraction
+            "ui": {"enableFollowupSuggestions": False},
+            "memory": {
+                "enableManagedAutoMemory": False,
+                "enableManagedAutoDream": False,
+                "enableAutoSkill": False,
+            },
+        }
+        return {homes.home / ".qwen" / "settings.json": json.dumps(settings, indent=2)}
+
+    def env(self, homes: Homes, base_url: str) -> dict[str, str]:
+        return {
+            "OPENAI_BASE_URL": f"{base_url}/v1",
+            "OPENAI_API_KEY": "dummy",
+            "OPENAI_MODEL": "fake-model",
+            "TMPDIR": str(homes.tmp),
+        }
+
+    def invocation(self, prompt: str, session: str | None, homes: Homes) -> Invocation:
+        resume = ["--resume", session] if session else []
+        argv = [self.executable(), *resume, "--yolo", "--output-format", "stream-json", prompt]
+        return Invocation(argv, None)
+
+    def session_id(self, events: Sequence[Mapping[str, Any]], store: Sequence[Path]) -> str | None:
+        return next((str(e["session_id"]) for e in events if e.get("session_id")), None)
+
+    def store_globs(self, homes: Homes) -> list[tuple[PurePosixPath, str]]:
+        return [(homes.home / ".qwen" / "projects", "**/chats/*.jsonl")]
+
+
 class Copilot(AgentCli):
     """Copilot CLI in its offline mode with a custom (BYOK) Chat Completions provider."""
 
@@ -324,5 +372,6 @@ class Copilot(AgentCli):
 
 
 CLIS: dict[str, AgentCli] = {
-    cli.name: cli for cli in (Codex(), Claude(), OpenCode(), Continue(), Gemini(), Copilot())
+    cli.name: cli
+    for cli in (Codex(), Claude(), OpenCode(), Continue(), Gemini(), Qwen(), Copilot())
 }

@@ -6,185 +6,35 @@ whose metadata line carries ``sessionId: ID``; never "the newest file" (LR-172, 
 resumed session is read from the file's end at the start of the run.
 
 The file is projected with the transcript reader (:class:`hangar.agents.gemini.
-GeminiJsonlProjector`: records replaced by id, ``$rewindTo``); each projected block is
-reported once per source key:
-
-- user record → ``user_input`` (a bare slash command: nothing, and its turn has no final;
-  with arguments: ``command``/``commentable``, LR-164); the user records Gemini writes for
-  tool results carry no text and are not input;
-- model text → ``text``; the turn's last text becomes ``final`` (when the turn is
-  commentable) once the next prompt is written or the CLI has ended: Gemini appends a turn's
-  tool calls to the model record that announced them and writes no end-of-turn record, so
-  only what follows tells a last reply from one that will call a tool;
-- tool calls → ``tool_use`` with Gemini's tool name (``run_shell_command``, …), and
-  ``tool_result`` once the call is done, failed or cancelled;
-- error record → ``error``; model ``tokens`` → usage (increments).
-
-sourceKeys: ``gemini:session:SID:message:MID:{user|error|tool-use:CALL|tool-result:CALL}`` and
-``…:message:MID:block:N:{text|final}`` (MID: the id of the request's first record, N: the
-block's place in the reply the transcript reader builds).
+GeminiJsonlProjector`: records replaced by id, ``$rewindTo``) and mapped by
+:class:`~hangar.localrun.providers.chat_log.ChatLog` (shared with Qwen Code): user record →
+``user_input`` (the user records Gemini writes for tool results carry no text and are not
+input); model text → ``text``, the turn's last one ``final`` once the next prompt is written
+or the CLI has ended (Gemini appends a turn's tool calls to the model record that announced
+them and writes no end-of-turn record); tool calls → ``tool_use``/``tool_result`` with
+Gemini's tool name (``run_shell_command``, …); error record → ``error``; model ``tokens`` →
+usage. sourceKeys: ``gemini:session:SID:message:MID:…`` (see :mod:`.chat_log`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hangar.agents.gemini import GeminiJsonlProjector
-from hangar.localrun.providers.slash import parse_slash
-from hangar.model import TextBlock, ToolBlock, Usage
-from hangar.model.messages import Message
-from hangar.model.run_messages import MessageType, RunMessage, UsageEntry
+from hangar.localrun.providers.chat_log import ChatLog, Mapped
 
 SOURCE = "gemini-chat"
 PROVIDER = "gemini"
-_DONE = frozenset({"done", "failed", "cancelled"})
+
+__all__ = ["GeminiChat", "GeminiSessionFile", "Mapped"]
 
 
-@dataclass
-class Mapped:
-    messages: list[RunMessage] = field(default_factory=list)
-    usage: list[UsageEntry] = field(default_factory=list)
-
-
-class GeminiChat:
-    """One chat file, read from an offset on; reports each source key once."""
+class GeminiChat(ChatLog):
+    prefix, source, provider = "gemini", SOURCE, PROVIDER
 
     def __init__(self, session: str, path: Path, *, from_end: bool) -> None:
-        self.session = session
-        self.path = path
-        self.offset = path.stat().st_size if from_end and path.exists() else 0
-        self.partial = b""
-        self.projector = GeminiJsonlProjector()
-        self.sent: set[str] = set()
-        self.usage_sent: dict[str, Usage] = {}
-        self.pending: tuple[str, str] | None = None
-        """The key stem and text of the newest reply text, not yet reported (text or final)."""
-        self.commentable = False
-        self.turn_key = ""
-
-    def _key(self, stem: str, suffix: str) -> str:
-        return f"gemini:session:{self.session}:message:{stem}:{suffix}"
-
-    def _message(self, kind: MessageType, stem: str, suffix: str, **fields: Any) -> RunMessage:
-        data = {"session_id": self.session, **fields.pop("input", {})}
-        if self.turn_key:
-            data["turnKey"] = self.turn_key
-        return RunMessage(kind, SOURCE, self._key(stem, suffix), input=data, **fields)
-
-    def read(self, out: Mapped) -> None:
-        try:
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except OSError:
-            return
-        if not data:
-            return
-        self.offset += len(data)
-        *lines, self.partial = (self.partial + data).split(b"\n")
-        for line in lines:
-            if line.strip():
-                self.projector.feed(line)
-        for message in self.projector.log.messages:
-            self._map(message, out)
-
-    def _emit(self, message: RunMessage, out: Mapped) -> None:
-        if message.source_key not in self.sent:
-            self.sent.add(message.source_key)
-            out.messages.append(message)
-
-    def _map(self, message: Message, out: Mapped) -> None:
-        if message.role == "user":
-            self._user(message, out)
-            return
-        for n, block in enumerate(message.blocks or []):
-            if isinstance(block, TextBlock) and block.text.strip():
-                self._text(f"{message.id}:block:{n}", block.text, out)
-            elif isinstance(block, ToolBlock):
-                self._tool(message.id, block, out)
-        error = self._message("error", message.id, "error", content=message.error or "")
-        if message.error and error.source_key not in self.sent:
-            self._settle_pending(out)
-            self._emit(error, out)
-        self._usage(message, out)
-
-    def _text(self, stem: str, text: str, out: Mapped) -> None:
-        if self._sent_text(stem):
-            return
-        self._settle_pending(out, keep=stem)
-        self.pending = (stem, text)  # text or final: AfterAgent tells (see the docstring)
-
-    def _tool(self, stem: str, tool: ToolBlock, out: Mapped) -> None:
-        call = tool.tool_use_id
-        use = self._message(
-            "tool_use", stem, f"tool-use:{call}", tool=tool.name,
-            input={"tool_call_id": call, "input": tool.input},
-        )  # fmt: skip
-        if use.source_key not in self.sent:
-            self._settle_pending(out)  # the text before a new tool call was not the last reply
-            self._emit(use, out)
-        if tool.status in _DONE:
-            result = self._message(
-                "tool_result", stem, f"tool-result:{call}", tool=tool.name,
-                output=tool.output or "",
-                input={"tool_call_id": call, "success": tool.status == "done"},
-            )  # fmt: skip
-            self._emit(result, out)
-
-    def _usage(self, message: Message, out: Mapped) -> None:
-        usage = message.usage
-        if usage is None:
-            return
-        before = self.usage_sent.get(message.id, Usage())
-        self.usage_sent[message.id] = usage
-        fresh, made, cached = (
-            max(0, now - was)
-            for now, was in (
-                (usage.input_tokens, before.input_tokens),
-                (usage.output_tokens, before.output_tokens),
-                (usage.cache_read_tokens, before.cache_read_tokens),
-            )
-        )
-        if fresh or made or cached:
-            entry = UsageEntry(PROVIDER, message.model or "", fresh, made, cached)
-            out.usage.append(entry)
-
-    def _user(self, message: Message, out: Mapped) -> None:
-        key = self._key(message.id, "user")
-        text = message.content.strip()
-        if key in self.sent or not text:
-            return  # seen, or a record of tool results (Gemini writes them as user records)
-        self._settle_pending(out, kind="final" if self.commentable else "text")
-        self.sent.add(key)
-        self.turn_key = f"gemini:session:{self.session}:message:{message.id}"
-        slash = parse_slash(text)
-        self.commentable = bool(text) and (slash is None or bool(slash.args))
-        if not self.commentable:
-            return  # a bare slash command is not user input (LR-164)
-        extra = {"command": True, "commentable": True} if slash is not None else {}
-        out.messages.append(
-            self._message("user_input", message.id, "user", content=text, input=extra)
-        )
-
-    def _sent_text(self, stem: str) -> bool:
-        return self._key(stem, "text") in self.sent or self._key(stem, "final") in self.sent
-
-    def _settle_pending(self, out: Mapped, *, kind: MessageType = "text", keep: str = "") -> None:
-        """Something came after the pending text (it was not the turn's last reply), or the
-        turn ended (``kind="final"``)."""
-        if self.pending is None or self.pending[0] == keep:
-            return
-        stem, text = self.pending
-        self.pending = None
-        if not self._sent_text(stem):
-            self._emit(self._message(kind, stem, kind, content=text), out)
-
-    def end_turn(self, out: Mapped) -> None:
-        """``AfterAgent``: the pending text was the turn's last reply."""
-        self._settle_pending(out, kind="final" if self.commentable else "text")
+        super().__init__(session, path, GeminiJsonlProjector(), from_end=from_end)
 
 
 class GeminiSessionFile:

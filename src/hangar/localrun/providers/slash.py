@@ -54,3 +54,9 @@ def parse_slash(text: str) -> Slash | None:
     if not name or "/" in name or name.lower() not in KNOWN:
         return None
     return Slash(name.lower(), args.strip())
+
+
+def recorded_command(text: str) -> Slash:
+    """A slash command the CLI itself recorded as one (known to hangar or not)."""
+    name, _, args = text.strip().removeprefix("/").partition(" ")
+    return Slash(name.lower(), args.strip())
