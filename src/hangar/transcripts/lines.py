@@ -26,7 +26,10 @@ import zstandard
 from hangar.regular_files import open_regular
 from hangar.tolerant_lines import tolerant_line, valid_utf8
 
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 256 * 1024
+"""The read buffer: a restart's tail-first open reads a few MB in a fresh process, where every
+page of a larger buffer is a page fault first (1 MiB made that read ~30 % slower and a whole
+file no faster)."""
 
 
 def is_compressed(path: Path) -> bool:
