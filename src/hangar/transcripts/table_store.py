@@ -13,13 +13,13 @@ every time it is used.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from typing import Protocol, TypeVar
 
 import msgspec
 
 from hangar import __version__
+from hangar.transcripts.digest import digest
 
 TABLE_FORMAT = 2
 """Bump when a projector's turns or message counts change meaning, or the encoding changes:
@@ -75,14 +75,10 @@ class _Header(msgspec.Struct, frozen=True, array_like=True):
 _HEADER = msgspec.json.Decoder(_Header)
 
 
-def _digest(payload: bytes) -> str:
-    return hashlib.blake2b(payload, digest_size=16).hexdigest()
-
-
 def encode_body(value: object) -> bytes:
     """The stored form of a table (any ``msgspec``-encodable value)."""
     payload = msgspec.msgpack.encode(value)
-    header = msgspec.json.encode(_Header(TABLE_FORMAT, __version__, _digest(payload)))
+    header = msgspec.json.encode(_Header(TABLE_FORMAT, __version__, digest(payload)))
     return header + b"\n" + payload
 
 
@@ -96,7 +92,7 @@ def decode_body(body: bytes, decoder: msgspec.msgpack.Decoder[T]) -> T | None:
         header = _HEADER.decode(head)
         if (header.format, header.version) != (TABLE_FORMAT, __version__):
             return None
-        if header.digest != _digest(payload):
+        if header.digest != digest(payload):
             return None
         return decoder.decode(payload)
     except msgspec.DecodeError:
