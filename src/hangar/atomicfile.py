@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 
 def _write_temp(directory: Path, data: bytes, mode: int) -> Path:
+    import tempfile  # with shutil, a few ms: loaded only by a command that writes
+
     fd, name = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
     try:
         os.fchmod(fd, mode)

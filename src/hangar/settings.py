@@ -32,7 +32,14 @@ class Setting:
 
 
 def _hostname() -> str:
-    import socket  # only when the default is needed: every command loads the settings
+    # platform is loaded anyway (uuid imports it); socket would cost every command ~2 ms.
+    import platform
+
+    return platform.node() or _socket_hostname()
+
+
+def _socket_hostname() -> str:
+    import socket
 
     return socket.gethostname()
 

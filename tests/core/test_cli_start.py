@@ -90,6 +90,23 @@ def test_tasks_list_imports_no_web_stack_and_only_present_agents(isolated_home: 
     assert "hangar.cli.tasks_lifecycle" not in modules
 
 
+def test_tasks_show_loads_only_what_reading_a_transcript_needs(isolated_home: Path) -> None:
+    """``tasks show`` of a never-seen task is a full parse whose start counts (issue 14,
+    goal 5): it loads no OpenSSL (``hashlib``), no sockets, no temp files, no redaction
+    rules and no turn machinery, each a few milliseconds a command that shows a page never
+    uses."""
+    write_rollout(isolated_home)
+    done, _ = imported_by("tasks", "list", "--json")
+    task = json.loads(done.stdout)["tasks"][0]["localTaskId"]
+    done, modules = imported_by("tasks", "show", task, "--json", "--limit", "50")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["messages"]
+    unneeded = {"_hashlib", "hashlib", "socket", "tempfile", "shutil", "hangar.redaction"}
+    unneeded |= {"hangar.executor.turn_stream", "hangar.agents.turns"}
+    assert unneeded & modules == set()
+    assert _packages(modules, WEB_STACK + ORM) == set()
+
+
 def test_an_empty_home_lists_without_any_agent_parser() -> None:
     done, modules = imported_by("tasks", "list", "--json")
     assert done.returncode == 0, done.stderr

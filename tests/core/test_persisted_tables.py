@@ -5,6 +5,7 @@ ignored and rebuilt, never used for a wrong page (DESIGN §7, RW-080)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from collections.abc import Callable
@@ -242,10 +243,44 @@ def _shifted_boundaries(body: bytes) -> bytes:
     return encode_table(msgspec.structs.replace(table, marks=marks))
 
 
+def _previous_format(body: bytes) -> bytes:
+    # The same table as format 1 wrote it (JSON, same hangar version, digest intact).
+    table = decode_table(body)
+    assert table is not None and table_store.TABLE_FORMAT != 1
+    payload = msgspec.json.encode(table)
+    digest = hashlib.blake2b(payload, digest_size=16).hexdigest()
+    return msgspec.json.encode([1, table_store.__version__, digest]) + b"\n" + payload
+
+
+def _wrong_types(body: bytes) -> bytes:
+    # Digest intact, but a mark holds a flag where its offset goes.
+    table = decode_table(body)
+    assert table is not None
+    plain = msgspec.to_builtins(table)
+    plain["marks"][-1][0] = True
+    return table_store.encode_body(plain)
+
+
 @pytest.mark.parametrize(
     "spoil",
-    [_garbage, _flipped_byte, _other_version, _inconsistent, _shifted_boundaries],
-    ids=["garbage", "flipped-byte", "other-version", "inconsistent", "stale-offsets"],
+    [
+        _garbage,
+        _flipped_byte,
+        _other_version,
+        _previous_format,
+        _wrong_types,
+        _inconsistent,
+        _shifted_boundaries,
+    ],
+    ids=[
+        "garbage",
+        "flipped-byte",
+        "other-version",
+        "previous-format",
+        "wrong-types",
+        "inconsistent",
+        "stale-offsets",
+    ],
 )
 def test_a_corrupt_or_stale_row_is_ignored_and_rebuilt(
     tmp_path: Path, db_store: ExecutorTableStore, spoil: Callable[[bytes], bytes]

@@ -24,10 +24,10 @@ from hangar.agents.base import AgentStore, SessionSource, SessionSummary
 from hangar.device import Device, load_or_create_device
 from hangar.errors import CorruptFileError, HangarError, NotFoundError, UsageError, shown
 from hangar.executor.database import ExecutorDatabase
+from hangar.executor.event_sink import EventSink, null_sink
 from hangar.executor.rescan import RescanGate
 from hangar.executor.stores import AgentStores
 from hangar.executor.task_index import TaskIndex
-from hangar.executor.turn_stream import EventSink, null_sink
 from hangar.executor.turn_table_store import ExecutorTableStore
 from hangar.model import LocalTask, Message, Transcript
 from hangar.paths import Env

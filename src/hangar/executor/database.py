@@ -38,18 +38,28 @@ def _migration_files() -> list[Path]:
     return sorted(Path(migrations.__file__).parent.iterdir())
 
 
-def bundled_migrations() -> list[Migration]:
-    """The migrations shipped in this package, in order."""
-    found: list[Migration] = []
+def _numbered_files() -> list[tuple[int, Path]]:
+    """The migration files shipped in this package with their numbers, in order (their SQL
+    is read only when needed: an up-to-date database is opened by every command)."""
+    found: list[tuple[int, Path]] = []
     for entry in _migration_files():
         match = _MIGRATION_NAME.match(entry.name)
         if match:
-            found.append(Migration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
-    found.sort(key=lambda m: m.number)
-    numbers = [m.number for m in found]
+            found.append((int(match.group(1)), entry))
+    found.sort()
+    numbers = [number for number, _ in found]
     if numbers != list(range(1, len(found) + 1)):
         raise DatabaseError(path="executor migrations", problem=f"gap in numbering: {numbers}")
     return found
+
+
+def _migration(number: int, entry: Path) -> Migration:
+    return Migration(number, entry.name, entry.read_text("utf-8"))
+
+
+def bundled_migrations() -> list[Migration]:
+    """The migrations shipped in this package, in order."""
+    return [_migration(number, entry) for number, entry in _numbered_files()]
 
 
 def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -97,9 +107,10 @@ class ExecutorDatabase:
                 done = {
                     row[0] for row in self._writer.execute("SELECT number FROM schema_migrations")
                 }
-                for migration in bundled_migrations():
-                    if migration.number in done:
+                for number, entry in _numbered_files():
+                    if number in done:
                         continue
+                    migration = _migration(number, entry)
                     self._writer.execute("BEGIN IMMEDIATE")
                     try:
                         for statement in _split_sql(migration.sql):

@@ -24,7 +24,6 @@ from pathlib import Path, PurePosixPath
 
 import msgspec
 
-from hangar.executor.turn_inputs import safe_name
 from hangar.image_types import MAX_PREVIEW_BYTES, preview_url, sniff_image
 from hangar.model import Attachment, Message
 from hangar.regular_files import open_regular
@@ -32,6 +31,9 @@ from hangar.regular_files import open_regular
 
 def uploaded_id(path: str, turn_inputs: Path, local_task_id: str) -> str | None:
     """The hub attachment id of ``path`` when it is this task's copy of an upload."""
+    # Loaded only for a message with an attachment: the turn machinery costs a page ~3 ms.
+    from hangar.executor.turn_inputs import safe_name
+
     folder = PurePosixPath(os.path.normpath(turn_inputs / safe_name(local_task_id)))
     candidate = PurePosixPath(os.path.normpath(path))
     try:

@@ -11,7 +11,6 @@ input (Codex ``localImage``/``mention``, Claude image blocks, OpenCode file part
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -65,6 +64,8 @@ class TurnInputs:
         data = self.fetch(record.attachment_id)
         if len(data) != record.size:
             raise UsageError(f"{record.name}: the upload is {len(data)} bytes, not {record.size}")
+        import hashlib  # OpenSSL: loaded by the one path that checks an upload
+
         if record.sha256 and hashlib.sha256(data).hexdigest() != record.sha256:
             raise UsageError(f"{record.name}: the upload does not match its checksum")
         mime = check_content(record.name, record.mime_type, data[:16])

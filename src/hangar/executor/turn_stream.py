@@ -28,11 +28,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hangar.agents.turns import Answer, ApprovalDecision, ApprovalRequest, TurnRequest, TurnStatus
+from hangar.executor.event_sink import EventSink
 
 log = logging.getLogger("hangar.executor.turns")
 
-EventSink = Callable[[str, dict[str, Any]], Any]
-"""Where streamed events go: ``sink(event_name, data)`` (the hub's SSE bus in ``hangar serve``)."""
 TURN_EVENT = "runtime.turn"
 TERMINAL = {
     "completed": "response.completed",
@@ -43,10 +42,6 @@ TERMINAL = {
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def null_sink(event: str, data: dict[str, Any]) -> None:
-    """The sink of an executor nobody listens to (the CLI prints through its own)."""
 
 
 @dataclass(eq=False)

@@ -33,8 +33,9 @@ from hangar.agents.turns import (
     TurnRequest,
 )
 from hangar.errors import HangarError, NotFoundError, UsageError
+from hangar.executor.event_sink import EventSink
 from hangar.executor.task_index import TaskIndex
-from hangar.executor.turn_stream import EventSink, LiveTurn, approval_json
+from hangar.executor.turn_stream import LiveTurn, approval_json
 
 MODELS_TTL = 60.0
 COMPACT_SUFFIX = "-context-compact"

@@ -10,7 +10,6 @@ inside the UI and for search filtering; it is never a hub id and never goes into
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,6 +20,8 @@ Task = dict[str, Any]
 
 def project_id(device_id: str, group_path: str) -> str:
     """Stable opaque id of the Project ``group_path`` on ``device_id``."""
+    import hashlib  # OpenSSL costs a command that never needs it a few ms
+
     return hashlib.sha256(f"{device_id}\0{group_path}".encode()).hexdigest()[:16]
 
 

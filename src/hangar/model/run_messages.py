@@ -33,7 +33,6 @@ import msgspec
 
 from hangar.errors import shown
 from hangar.model.checklist import Checklist
-from hangar.redaction import redact_text, redact_value, redact_window
 
 MessageType = Literal["text", "thinking", "tool_use", "tool_result", "error", "user_input", "final"]
 MESSAGE_TYPES: frozenset[str] = frozenset(get_args(MessageType))
@@ -238,6 +237,8 @@ def decode_usage(body: bytes) -> list[UsageEntry]:
 def bounded_text(text: str, limit: int = MAX_TEXT_CHARS) -> tuple[str, bool]:
     """``text`` redacted, and cut to its head and tail when longer than ``limit``; returns
     (text, cut). Text that was cut before is never cut again."""
+    from hangar.redaction import redact_text, redact_window  # its rules: compiled when used
+
     half = limit // 2
     window = redact_window(text, half, half)
     if window is None:
@@ -275,6 +276,8 @@ def depth(value: Any) -> int:
 
 def _bounded_input(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """``data`` redacted; a preview of it when its JSON is too long or too deep."""
+    from hangar.redaction import redact_value
+
     if not data:
         return data, False
     try:
@@ -290,6 +293,8 @@ def _bounded_input(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 def _input_preview(raw: bytes) -> dict[str, Any]:
     """An ``input`` too large to keep: its top-level scalars (``turnKey``, ``kind``… which
     the outbox reads) and the head and tail of its JSON text, redacted."""
+    from hangar.redaction import redact_value
+
     preview: dict[str, Any] = {}
     try:
         value = msgspec.json.decode(raw)

@@ -244,7 +244,7 @@ class TranscriptEngine:
             loaded = store.load(source)
             return CachedTranscript(source, loaded.messages, loaded.summary, signature)
         projector = store.new_projector(source)
-        reader = LineReader(source.path, 0)
+        reader = _reader(projector, source.path, 0)
         recorder = MarkRecorder() if self._tail_capable(source, projector) else None
         self._feed(projector, reader, recorder)
         delta = projector.take()
@@ -284,7 +284,7 @@ class TranscriptEngine:
             tables.reject(key)
             return None
         projector.resume(carry, mark.first_index, mark.number)
-        reader = LineReader(source.path, mark.offset)
+        reader = _reader(projector, source.path, mark.offset)
         recorder = MarkRecorder(count=mark.number)
         self._feed(projector, reader, recorder)
         delta = projector.take()
@@ -331,7 +331,7 @@ class TranscriptEngine:
     def _append(self, key: str, entry: CachedTranscript, signature: FileSignature) -> None:
         assert entry.projector is not None
         self.stats.appends += 1
-        reader = LineReader(entry.source.path, entry.offset)
+        reader = _reader(entry.projector, entry.source.path, entry.offset)
         recorder = entry.recorder
         known_turns = recorder.count if recorder is not None else 0
         self._feed(entry.projector, reader, recorder)
@@ -344,6 +344,10 @@ class TranscriptEngine:
             # New turns: refresh the table (older marks and their indexes stay valid, and a
             # stale total only makes a tail-first open read a little more).
             self._keep_table(key, entry)
+
+
+def _reader(projector: TranscriptProjector, path: Path, offset: int) -> LineReader:
+    return LineReader(path, offset, parser_repairs_surrogates=projector.repairs_lone_surrogates)
 
 
 def _tail_agrees(

@@ -82,7 +82,9 @@ def glance(store: AgentStore, source: SessionSource, limit: int) -> Glance | Non
         projector = store.new_projector(source)
         if not isinstance(projector, ResumableProjector):
             return None
-        reader = LineReader(source.path, start)
+        reader = LineReader(
+            source.path, start, parser_repairs_surrogates=projector.repairs_lone_surrogates
+        )
         recorder = MarkRecorder()
         _feed(projector, reader, recorder)
         read += reader.bytes_read

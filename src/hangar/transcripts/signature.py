@@ -13,13 +13,13 @@ longer file can be checked against the same prefix.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from hangar.regular_files import open_regular
+from hangar.transcripts.digest import digest
 
 HEAD_BYTES = 4096
 
@@ -49,7 +49,7 @@ class FileSignature(msgspec.Struct, frozen=True):
 
 def _head_hash(path: Path, length: int) -> str:
     with open_regular(path) as handle:
-        return hashlib.blake2b(handle.read(length), digest_size=16).hexdigest()
+        return digest(handle.read(length))
 
 
 def sign(path: Path) -> FileSignature:

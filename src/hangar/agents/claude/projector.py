@@ -40,7 +40,7 @@ from hangar.model import (
     Usage,
 )
 from hangar.regular_files import open_regular
-from hangar.tolerant_lines import tolerant_line
+from hangar.tolerant_lines import repaired_after_refusal, tolerant_line
 
 ChildLoader = Callable[[str, Any], list[Message] | None]
 
@@ -57,6 +57,8 @@ def _usage(raw: r.TokenUsage | None) -> Usage | None:
 
 
 class ClaudeProjector(TurnProjector):
+    repairs_lone_surrogates = True  # msgspec refuses them; feed() repairs and decodes again
+
     def __init__(self, *, child: bool = False, load_child: ChildLoader | None = None) -> None:
         super().__init__()
         self.child = child
@@ -95,11 +97,14 @@ class ClaudeProjector(TurnProjector):
     def feed(self, line: bytes) -> None:
         try:
             record = r.decode_line(line)
-        except msgspec.ValidationError:
-            self.skip("invalid_record")
-            return
-        except msgspec.DecodeError:
-            self.skip("invalid_json")
+        except msgspec.DecodeError as refused:
+            repaired = repaired_after_refusal(line)
+            if repaired is not None:
+                self.feed(repaired)
+            elif isinstance(refused, msgspec.ValidationError):
+                self.skip("invalid_record")
+            else:
+                self.skip("invalid_json")
             return
         timestamp = text_or_none(record.timestamp)
         if timestamp:

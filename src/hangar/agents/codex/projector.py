@@ -50,7 +50,7 @@ from hangar.model import (
     ToolBlock,
 )
 from hangar.regular_files import open_regular
-from hangar.tolerant_lines import tolerant_line
+from hangar.tolerant_lines import repaired_after_refusal, tolerant_line
 
 ParentLoader = Callable[[str, int], Iterable[bytes]]
 """``(parent thread id, ordinal bound)`` → the parent's history lines of a fork."""
@@ -65,6 +65,8 @@ _IGNORED_EVENTS = frozenset(
 
 
 class CodexProjector(TurnProjector):
+    repairs_lone_surrogates = True  # msgspec refuses them; feed() repairs and decodes again
+
     def __init__(
         self,
         session_id: str,
@@ -163,7 +165,11 @@ class CodexProjector(TurnProjector):
         try:
             typed = r.TYPED_LINE.decode(line)
         except msgspec.DecodeError:
-            self._feed_loose(line)
+            repaired = repaired_after_refusal(line)
+            if repaired is not None:
+                self.feed(repaired)
+            else:
+                self._feed_loose(line)
             return
         self._ts = timestamp = typed.timestamp
         if timestamp:
