@@ -77,9 +77,6 @@ class SessionReader(ABC):
         """What the CLI's end settles (read once, after the last :meth:`read`)."""
         return []
 
-    def started(self, pid: int) -> None:  # noqa: B027 (optional: most readers need no pid)
-        """The CLI's process id, once it has started (for a reader that needs it)."""
-
 
 @dataclass(frozen=True)
 class Prepared:
