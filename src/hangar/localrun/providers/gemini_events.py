@@ -3,7 +3,9 @@
 Which file: the chat of the session hangar names (``--session-id ID``, or the one you resume
 with ``--resume ID``), ``<Gemini home>/tmp/<project>/chats/session-<time>-<ID[:8]>.jsonl``
 whose metadata line carries ``sessionId: ID``; never "the newest file" (LR-172, LR-173). A
-resumed session is read from the file's end at the start of the run.
+session resumed at the start of the run is read from the file's end; one the TUI switched to
+(:mod:`.gemini`) from its start when it is new (``/clear``), else from the record
+``{"$set": {"sessionId": ID}}`` Gemini appends when it resumes a session (``/resume``).
 
 The file is projected with the transcript reader (:class:`hangar.agents.gemini.
 GeminiJsonlProjector`: records replaced by id, ``$rewindTo``); each projected block is
@@ -52,10 +54,14 @@ class Mapped:
 class GeminiChat:
     """One chat file, read from an offset on; reports each source key once."""
 
-    def __init__(self, session: str, path: Path, *, from_end: bool) -> None:
+    def __init__(
+        self, session: str, path: Path, *, from_end: bool, from_resume: bool = False
+    ) -> None:
         self.session = session
         self.path = path
         self.offset = path.stat().st_size if from_end and path.exists() else 0
+        if from_resume:
+            self.offset = _after_last_resume(path)
         self.partial = b""
         self.projector = GeminiJsonlProjector()
         self.sent: set[str] = set()
@@ -191,11 +197,25 @@ class GeminiSessionFile:
     """The chat file of one named session: found by its id (the file name carries its first
     eight characters, the metadata line all of it), never as "the newest file"."""
 
-    def __init__(self, chats_root: Path, session: str, *, from_end: bool) -> None:
+    def __init__(
+        self, chats_root: Path, session: str, *, from_end: bool, from_resume: bool = False
+    ) -> None:
         self.root = chats_root
         self.session = session
         self.from_end = from_end
+        self.from_resume = from_resume
         self.chat: GeminiChat | None = None
+
+    def open(self) -> bool:
+        """Whether the session's file is there (and now followed)."""
+        if self.chat is None:
+            path = self._find()
+            if path is None:
+                return False
+            self.chat = GeminiChat(
+                self.session, path, from_end=self.from_end, from_resume=self.from_resume
+            )
+        return True
 
     def _find(self) -> Path | None:
         for path in sorted(self.root.glob(f"*/chats/session-*-{self.session[:8]}.jsonl")):
@@ -205,15 +225,35 @@ class GeminiSessionFile:
 
     def read(self, *, ended: bool = False) -> Mapped:
         out = Mapped()
-        if self.chat is None:
-            path = self._find()
-            if path is None:
-                return out
-            self.chat = GeminiChat(self.session, path, from_end=self.from_end)
+        if not self.open():
+            return out
+        assert self.chat is not None
         self.chat.read(out)
         if ended:
             self.chat.end_turn(out)
         return out
+
+
+def _after_last_resume(path: Path) -> int:
+    """The offset after the last ``{"$set": {"sessionId": …}}`` record (Gemini appends one
+    each time it resumes the session), or 0 for a session that was never resumed."""
+    offset = after = 0
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                offset += len(line)
+                if b'"sessionId"' not in line or not line.startswith(b'{"$set"'):
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                change = record.get("$set") if isinstance(record, dict) else None
+                if isinstance(change, dict) and "sessionId" in change:
+                    after = offset
+    except OSError:
+        return 0
+    return after
 
 
 def _metadata_session(path: Path) -> str:
