@@ -147,7 +147,7 @@ def test_gemini_named_session_tool_error_foreign_session_and_resume(
 def test_gemini_clear_and_resume_inside_the_run_follow_exactly_the_run_s_sessions(
     sandbox_hub: SandboxHub,
 ) -> None:
-    """LR-179, LR-180, LR-173, LR-164 with the real Gemini CLI 0.61.
+    """LR-179, LR-173 with the real Gemini CLI 0.61.
 
     `/clear` inside the run's TUI starts a new session: its prompt and reply are the run's,
     keyed by the new session, and the first session's reply is settled as final on leaving

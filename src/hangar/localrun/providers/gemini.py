@@ -16,7 +16,8 @@ names in the child's environment (``GEMINI_TELEMETRY_OUTFILE``, target ``local``
 logged): every log record carries the process's current ``session.id``, and its resource the
 ``session.id`` the process started with, which tells the run's process from a ``gemini`` its
 tools started with the same environment. A new session is read from its start, a resumed one
-from that record (:mod:`.session_switch`). The file is local: with an outfile Gemini sets up
+from that record (:mod:`.session_switch`); a session that started before the run is read only
+once that record is there. The file is local: with an outfile Gemini sets up
 no network exporter.
 
 Why not Gemini's hooks (``SessionStart``/``AfterAgent`` name ``session_id`` and
@@ -37,6 +38,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,7 +48,7 @@ from hangar.errors import UsageError
 from hangar.localrun.providers.args import has_flag, id_value, named_session
 from hangar.localrun.providers.base import DiscussionHooks
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
-from hangar.localrun.providers.gemini_events import GeminiSessionFile, Mapped
+from hangar.localrun.providers.gemini_events import GeminiSessionFile, Mapped, started_before
 from hangar.localrun.providers.otel_file import OtelFile
 from hangar.localrun.providers.session_switch import SwitchingReader
 
@@ -154,9 +156,16 @@ class GeminiProvider(FollowedProvider):
         folder = Path(tempfile.mkdtemp(prefix="hangar-gemini-"))  # 0700: the run's own
         outfile = folder / "telemetry.json"
 
+        run_start = time.time()
+
         def open_session(session: str) -> GeminiReader | None:
             chat = GeminiSessionFile(root, session, from_end=False, from_resume=True)
-            return GeminiReader(chat) if chat.open() else None
+            if not chat.open():
+                return None
+            assert chat.chat is not None
+            if not chat.resumed and started_before(chat.chat.path, run_start):
+                return None  # resumed, its resume record not written yet: read from there
+            return GeminiReader(chat)
 
         reader = SwitchingReader(first, SessionNames(outfile, named.session_id), open_session)
         return Prepared(

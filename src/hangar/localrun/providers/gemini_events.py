@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +207,11 @@ class GeminiSessionFile:
         self.from_resume = from_resume
         self.chat: GeminiChat | None = None
 
+    @property
+    def resumed(self) -> bool:
+        """Whether reading starts after a resume record (0: the session is read whole)."""
+        return self.chat is not None and self.chat.offset > 0
+
     def open(self) -> bool:
         """Whether the session's file is there (and now followed)."""
         if self.chat is None:
@@ -256,11 +262,24 @@ def _after_last_resume(path: Path) -> int:
     return after
 
 
-def _metadata_session(path: Path) -> str:
+def _metadata(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
             first = handle.readline(1 << 16)
         record = json.loads(first)
     except (OSError, ValueError):
-        return ""
-    return str(record.get("sessionId") or "") if isinstance(record, dict) else ""
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def _metadata_session(path: Path) -> str:
+    return str(_metadata(path).get("sessionId") or "")
+
+
+def started_before(path: Path, moment: float) -> bool:
+    """Whether the chat's metadata says its session started before ``moment`` (epoch s)."""
+    try:
+        start = datetime.fromisoformat(str(_metadata(path).get("startTime")).replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return start.timestamp() < moment
