@@ -90,6 +90,8 @@ def telemetry_env(outfile: Path) -> dict[str, str]:
 
 
 def _resource_session(record: Mapping[str, Any]) -> str:
+    """The ``session.id`` of the record's resource: Gemini 0.61's file exporter writes the
+    SDK's resource object as it is, its attributes as ``_rawAttributes`` pairs."""
     resource = record.get("resource")
     pairs = resource.get("_rawAttributes") if isinstance(resource, dict) else None
     for pair in pairs if isinstance(pairs, list) else []:
@@ -155,7 +157,6 @@ class GeminiProvider(FollowedProvider):
         first = GeminiReader(GeminiSessionFile(root, named.session_id, from_end=named.resumed))
         folder = Path(tempfile.mkdtemp(prefix="hangar-gemini-"))  # 0700: the run's own
         outfile = folder / "telemetry.json"
-
         run_start = time.time()
 
         def open_session(session: str) -> GeminiReader | None:
