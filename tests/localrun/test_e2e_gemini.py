@@ -142,3 +142,106 @@ def test_gemini_named_session_tool_error_foreign_session_and_resume(
         ("final", "Resumed answer."),
     ]
     assert {m["input"]["session_id"] for m in resumed} == {ours}
+
+
+def drawn_after(term: Any, start: int, pattern: str, timeout: float = 60) -> None:
+    """Wait until output written after byte ``start`` draws ``pattern``."""
+    deadline = time.monotonic() + timeout
+    while not re.search(pattern, screen_text(bytes(term.output[start:]))):
+        term.read_available(0.3)
+        assert time.monotonic() < deadline, screen_text(bytes(term.output))[-1500:]
+
+
+def test_gemini_clear_and_resume_inside_the_run_follow_exactly_the_run_s_sessions(
+    sandbox_hub: SandboxHub,
+) -> None:
+    """LR-179, LR-173 with the real Gemini CLI 0.61.
+
+    `/clear` inside the run's TUI starts a new session: its prompt and reply are the run's,
+    keyed by the new session, and the first session's reply is settled as final on leaving
+    it. `/resume`, picking the first session in Gemini's browser, goes back to it: only what
+    is said after the resume is reported, nothing of its earlier turns again. A Gemini in
+    another terminal in the same folder, before and after the switch, is never read. Gemini's
+    telemetry stays in the run's private file (no request but the model's, no DNS lookup).
+    """
+    hub = sandbox_hub
+    hub.sandbox.load(
+        scenario_from_dict(
+            {
+                "name": "gemini-switch",
+                "turns": [
+                    {"text": "First answer."},
+                    {"text": "I am the other terminal."},
+                    {"text": "After clear."},
+                    {"text": "I am the other terminal again."},
+                    {"text": "After resume."},
+                ],
+            }
+        )
+    )
+    issue = hub.ok("POST", "/api/issues", {"title": "Switch gemini sessions"})
+    env = {**hub.agent_env("gemini"), "TMPDIR": str(hub.root / "tmp")}
+    trust(hub)
+    term = hub.hangar_run(issue["key"], ["gemini", "--yolo"], env)
+    run = wait_until(lambda: hub.runs(issue["key"]), 60, "the run")[0]
+
+    def diagnose() -> str:
+        screen = screen_text(bytes(term.output))[-1500:]
+        files = {k[-60:]: v[-800:] for k, v in chats(hub).items()}
+        return f"messages: {hub.messages(run['id'])}\nchats: {files}\nscreen: {screen}"
+
+    def foreign(prompt: str) -> None:
+        other = hub.sandbox.run(in_dir(hub.work, ["gemini", "--yolo", "-p", prompt]), cwd="/",
+                                env=env)  # fmt: skip
+        assert other.returncode == 0, other.stderr[-2000:]
+
+    def ask(text: str, answer: str) -> None:
+        type_like_a_person(term, text, re.escape(text))
+        wait_screen(term, re.escape(answer), 90)
+
+    wait_screen(term, PROMPT, 120)
+    ask("first question", "First answer.")
+    foreign("hello from elsewhere")
+    start = len(term.output)
+    type_like_a_person(term, "/clear", r"/clear")
+    drawn_after(term, start, r"Tips for getting started[\s\S]*" + PROMPT)  # the cleared screen
+    ask("after clear", "After clear.")
+    wait_until(lambda: count(hub, run["id"], "user_input", 2), 60, "the new session's input",
+               detail=diagnose)  # fmt: skip
+    foreign("hello again from elsewhere")
+    type_like_a_person(term, "/resume", r"/resume")
+    wait_screen(term, r"Chat Sessions \(4 total\)", 60)  # the browser lists the sessions
+    term.send("/")
+    wait_screen(term, r"Esc to cancel", 30)
+    term.send("first question")
+    wait_screen(term, r"1 total, filtered", 30)  # the one session that said it
+    term.send("\r")
+    wait_resumed(term)
+    ask("after resume", "After resume.")
+    type_like_a_person(term, "/quit", r"/quit")
+    wait_screen(term, r"local run of HGR-\d+ finished", 60)
+    assert term.process.wait(30) == 0
+    messages = hub.messages(run["id"])
+
+    said = [(m["type"], m["content"]) for m in messages]
+    assert said == [
+        ("user_input", "first question"),
+        ("final", "First answer."),
+        ("user_input", "after clear"),
+        ("final", "After clear."),
+        ("user_input", "after resume"),
+        ("final", "After resume."),
+    ], diagnose()
+    sessions = [m["input"]["session_id"] for m in messages]
+    first, cleared = sessions[0], sessions[2]
+    assert first != cleared and sessions == [first, first, cleared, cleared, first, first]
+    keys = zip(sessions, messages, strict=True)
+    assert all(f"gemini:session:{s}:" in m["sourceKey"] for s, m in keys)
+    assert len({m["sourceKey"] for m in messages}) == 6
+    files = chats(hub)
+    assert len(files) == 4 and sum("elsewhere" in text for text in files.values()) == 2
+    assert "elsewhere" not in json.dumps(messages) and "other terminal" not in json.dumps(messages)
+    assert "/clear" not in json.dumps(messages) and "/resume" not in json.dumps(messages)
+    assert hub.sandbox.dns_queries() == []
+    assert all(r["path"].startswith("/v1beta/models/fake-model:") for r in hub.sandbox.requests())
+    assert not list((hub.root / "tmp").glob("hangar-gemini-*")), "the telemetry folder is left"

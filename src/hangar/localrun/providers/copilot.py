@@ -7,9 +7,20 @@ Copilot writes it as ``<Copilot home>/session-state/ID/events.jsonl`` (``$COPILO
 its end at the start of the run), so the file followed is known before Copilot writes a line
 and a session started in another terminal is never read (LR-172, LR-173). Refused (LR-186):
 ``-p``/``--prompt`` and ``--acp`` (no TUI), and a bare ``--resume``/``--continue`` (Copilot
-would pick the session; hangar could not tell which). Not followed: a new session started
-inside the TUI. Copilot has no option for extra instructions, so the issue context is not
-injected (the agent has ``HANGAR_ISSUE_KEY`` and read-only ``hangar issue`` access).
+would pick the session; hangar could not tell which). Copilot has no option for extra
+instructions, so the issue context is not injected (the agent has ``HANGAR_ISSUE_KEY`` and
+read-only ``hangar issue`` access).
+
+Session switches (LR-179): ``/clear`` (``/new``) starts a session with a new id and folder;
+``/resume ID`` goes on with one, appending a ``session.resume`` event to its log. hangar
+learns each from Copilot's own OpenTelemetry spans, written as JSON lines to a private file it
+names in the child's environment (``COPILOT_OTEL_FILE_EXPORTER_PATH``, exporter ``file``):
+each span carries the session as ``gen_ai.conversation.id``. Copilot leaves its
+``COPILOT_OTEL_*`` variables out of the environment of the shell commands it runs, so only the
+run's process writes there. A session is followed once its log's ``session.start`` names it:
+a new one from its start, a resumed one from its last ``session.resume`` event
+(:mod:`.session_switch`). Spans are written as they end, so a switch shows once the new
+session's first model request is answered.
 
 Events (Copilot 1.0.102, each with its own ``id``): ``user.message`` → ``user_input`` (a bare
 slash command: nothing; with arguments: ``command``); ``assistant.message`` text → ``text``,
@@ -21,7 +32,10 @@ sourceKeys: ``copilot:session:ID:event:EVENT:{user|text|final|error|tool-use:CAL
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +46,8 @@ from hangar.localrun.providers.args import has_flag, id_value, named_session
 from hangar.localrun.providers.base import DiscussionHooks
 from hangar.localrun.providers.followed import FollowedProvider, Prepared, Seen, SessionReader
 from hangar.localrun.providers.jsonl_tail import JsonlTail
+from hangar.localrun.providers.otel_file import OtelFile
+from hangar.localrun.providers.session_switch import SwitchingReader
 from hangar.localrun.providers.slash import parse_slash
 from hangar.model.run_messages import MessageType, RunMessage, UsageEntry
 
@@ -49,10 +65,42 @@ def _map(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _first_event(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            record = json.loads(handle.readline(1 << 20))
+    except (OSError, ValueError):
+        return {}
+    return _map(record)
+
+
+def _after_last_resume(path: Path) -> int:
+    """The offset after the last ``session.resume`` event (Copilot appends one each time it
+    resumes the session), or 0 for a session that was never resumed."""
+    offset = after = 0
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                offset += len(line)
+                if b'"session.resume"' in line and line.endswith(b"\n"):
+                    try:
+                        resumed = json.loads(line).get("type") == "session.resume"
+                    except (ValueError, AttributeError):
+                        continue
+                    after = offset if resumed else after
+    except OSError:
+        return 0
+    return after
+
+
 class CopilotReader(SessionReader):
-    def __init__(self, path: Path, session: str, *, from_end: bool) -> None:
+    def __init__(
+        self, path: Path, session: str, *, from_end: bool, from_resume: bool = False
+    ) -> None:
         self.session_id = session
         offset = path.stat().st_size if from_end and path.exists() else 0
+        if from_resume:
+            offset = _after_last_resume(path)
         self.tail = JsonlTail(path, offset)
         self.commentable = False
         self.turn_key = ""
@@ -130,6 +178,38 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
 
+def telemetry_env(outfile: Path) -> dict[str, str]:
+    """What makes Copilot write its OpenTelemetry signals to ``outfile`` only."""
+    return {"COPILOT_OTEL_FILE_EXPORTER_PATH": str(outfile), "COPILOT_OTEL_EXPORTER_TYPE": "file"}
+
+
+class SessionNames:
+    """The sessions the run's Copilot process names in its telemetry file, in order (the
+    ``gen_ai.conversation.id`` of its spans)."""
+
+    def __init__(self, outfile: Path) -> None:
+        self.file = OtelFile(outfile)
+
+    def __call__(self) -> list[str]:
+        names: list[str] = []
+        for record in self.file.records():
+            if record.get("type") != "span":
+                continue
+            session = _map(record.get("attributes")).get("gen_ai.conversation.id")
+            if isinstance(session, str) and _ID.match(session) and session not in names[-1:]:
+                names.append(session)
+        return names
+
+
+def open_switched(env: Mapping[str, str], session: str) -> CopilotReader | None:
+    """The reader of a session the TUI switched to, once its log says it holds it."""
+    path = events_file(env, session)
+    start = _first_event(path)
+    if start.get("type") != "session.start" or _map(start.get("data")).get("sessionId") != session:
+        return None
+    return CopilotReader(path, session, from_end=False, from_resume=True)
+
+
 class CopilotProvider(FollowedProvider):
     name = "copilot"
     executables = ("copilot",)
@@ -159,8 +239,18 @@ class CopilotProvider(FollowedProvider):
     ) -> Prepared:
         named = named_session(args, _ID)
         session = named.session_id
-        reader = CopilotReader(events_file(env, session), session, from_end=named.resumed)
-        return Prepared(named.argv, reader)
+        first = CopilotReader(events_file(env, session), session, from_end=named.resumed)
+        folder = Path(tempfile.mkdtemp(prefix="hangar-copilot-"))  # 0700: the run's own
+        outfile = folder / "telemetry.jsonl"
+        reader = SwitchingReader(
+            first, SessionNames(outfile), lambda switched: open_switched(env, switched)
+        )
+        return Prepared(
+            named.argv,
+            reader,
+            cleanup=lambda: shutil.rmtree(folder, ignore_errors=True),
+            env={**env, **telemetry_env(outfile)},
+        )
 
     def discuss(
         self, args: Sequence[str], cwd: Path, env: Mapping[str, str], hooks: DiscussionHooks
