@@ -1,6 +1,6 @@
 """Cursor agent, Kiro CLI and Antigravity CLI discussions, against scripted stand-ins.
 
-These three CLIs are not installable here (no package registry has them), so their providers
+These three CLIs are not published to a package registry, so their providers
 are tested against stand-ins (``standins/``) that write the same session formats as the public
 fixtures of each CLI, in a real terminal (tmux) in the sandbox, with a real hub. What is
 tested is hangar's side: the plan mode each is started in, the plan and the implement action

@@ -1,5 +1,5 @@
-"""``hangar run -- agy`` against hangar's Antigravity **stand-in** (the real CLI is not in the
-package registries here): a PTY, a real hub, the sandbox; the stand-in writes agy's step log
+"""``hangar run -- agy`` against hangar's Antigravity **stand-in** (the real CLI is not in a
+package registry): a PTY, a real hub, the sandbox; the stand-in writes agy's step log
 where agy keeps it and names its conversations in ``--log-file``
 (:mod:`hangar.testing.agy_standin`)."""
 

@@ -1,5 +1,5 @@
 """``hangar run -- cursor-agent`` against hangar's Cursor **stand-in** (the real CLI is not in
-the package registries here): a PTY, a real hub, the sandbox; the stand-in writes Cursor's
+a package registry): a PTY, a real hub, the sandbox; the stand-in writes Cursor's
 transcript format where Cursor writes it (:mod:`hangar.testing.cursor_standin`)."""
 
 from __future__ import annotations

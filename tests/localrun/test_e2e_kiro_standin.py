@@ -1,5 +1,5 @@
 """``hangar run -- kiro-cli chat`` against hangar's Kiro **stand-in** (the real CLI is not in
-the package registries here): a PTY, a real hub, the sandbox; the stand-in writes Kiro CLI's
+a package registry): a PTY, a real hub, the sandbox; the stand-in writes Kiro CLI's
 per-folder conversation row where Kiro writes it (:mod:`hangar.testing.kiro_standin`)."""
 
 from __future__ import annotations
