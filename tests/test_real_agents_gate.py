@@ -24,4 +24,4 @@ def test_unavailable_fails_when_required(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_missing_cli_folder_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HANGAR_AGENT_CLIS_DIR", str(tmp_path))
-    assert missing_binaries() == ["codex", "claude", "opencode", "cn", "gemini", "copilot"]
+    assert missing_binaries() == ["codex", "claude", "opencode", "cn", "gemini", "qwen", "copilot"]

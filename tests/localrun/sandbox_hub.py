@@ -17,6 +17,7 @@ import sys
 import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -295,6 +296,35 @@ def standin_env(hub: SandboxHub, executable: str, module: str) -> dict[str, str]
         "XDG_DATA_HOME": str(hub.home / ".local" / "share"),
         "TERM": "xterm-256color",
     }
+
+
+@dataclass
+class StandinRun:
+    """A ``hangar run`` of a stand-in CLI on a new issue, its CLI up and bootstrapped."""
+
+    hub: SandboxHub
+    env: dict[str, str]
+    issue: dict[str, Any]
+    term: PtyProcess
+    run: dict[str, Any]
+
+    def diagnose(self) -> str:
+        return f"messages: {self.hub.messages(self.run['id'])}"
+
+
+def standin_run(
+    hub: SandboxHub, argv: Sequence[str], module: str, title: str, banner: str
+) -> StandinRun:
+    """Start ``hangar run ISSUE -- ARGV…`` with ``argv[0]`` as hangar's stand-in ``module`` on
+    a new issue ``title``; wait for the stand-in's ``banner`` and for the run's id to reach it
+    (the bootstrap)."""
+    env = standin_env(hub, argv[0], module)
+    issue = hub.ok("POST", "/api/issues", {"title": title})
+    term = hub.hangar_run(issue["key"], list(argv), env)
+    wait_screen(term, banner, 60)
+    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
+    wait_screen(term, rf"· run {run['id']}")
+    return StandinRun(hub, env, issue, term, run)
 
 
 def quit_run(term: PtyProcess, line: str = "/quit") -> None:

@@ -14,7 +14,7 @@ from .sandbox_hub import (
     count,
     in_dir,
     quit_run,
-    standin_env,
+    standin_run,
     type_line,
     wait_screen,
     wait_until,
@@ -37,15 +37,15 @@ def test_agy_turns_tools_slash_error_new_conversation_and_foreign_one(
     ID:` in the log): its turns reach the run under the new id.
     """
     hub = sandbox_hub
-    env = standin_env(hub, "agy", "hangar.testing.agy_standin")
-    issue = hub.ok("POST", "/api/issues", {"title": "Try agy"})
-    term = hub.hangar_run(issue["key"], ["agy"], env)
-    wait_screen(term, r"test stand-in\) · conversation \S+ · run \S+", 60)
-    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
-    wait_screen(term, rf"· run {run['id']}")
-
-    def diagnose() -> str:
-        return f"messages: {hub.messages(run['id'])}"
+    started = standin_run(
+        hub,
+        ["agy"],
+        "hangar.testing.agy_standin",
+        "Try agy",
+        r"test stand-in\) · conversation \S+ · run \S+",
+    )
+    env, term, run = started.env, started.term, started.run
+    diagnose = started.diagnose
 
     type_line(term, "RUN: echo hi > marker.txt", r"RUN: echo hi > marker\.txt")
     wait_until(lambda: count(hub, run["id"], "final", 1), 60, "a final", detail=diagnose)

@@ -13,7 +13,7 @@ from .sandbox_hub import (
     count,
     in_dir,
     quit_run,
-    standin_env,
+    standin_run,
     type_line,
     wait_screen,
     wait_until,
@@ -37,15 +37,15 @@ def test_cursor_named_chat_tool_slash_error_resume_and_foreign_chat(
     with `--resume CHAT` follows that chat from its end (no line of the first run again).
     """
     hub = sandbox_hub
-    env = standin_env(hub, "cursor-agent", "hangar.testing.cursor_standin")
-    issue = hub.ok("POST", "/api/issues", {"title": "Try cursor"})
-    term = hub.hangar_run(issue["key"], ["cursor-agent"], env)
-    wait_screen(term, r"test stand-in\) · chat \S+ · args --resume \S+ · run \S+", 60)
-    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
-    wait_screen(term, rf"· run {run['id']}")
-
-    def diagnose() -> str:
-        return f"messages: {hub.messages(run['id'])}"
+    started = standin_run(
+        hub,
+        ["cursor-agent"],
+        "hangar.testing.cursor_standin",
+        "Try cursor",
+        r"test stand-in\) · chat \S+ · args --resume \S+ · run \S+",
+    )
+    env, issue, term, run = started.env, started.issue, started.term, started.run
+    diagnose = started.diagnose
 
     type_line(term, "RUN: echo hi > marker.txt", r"RUN: echo hi > marker\.txt")
     wait_until(lambda: count(hub, run["id"], "final", 1), 60, "a final", detail=diagnose)

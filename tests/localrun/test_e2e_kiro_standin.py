@@ -13,7 +13,7 @@ from .sandbox_hub import (
     count,
     in_dir,
     quit_run,
-    standin_env,
+    standin_run,
     type_line,
     wait_screen,
     wait_until,
@@ -38,15 +38,15 @@ def test_kiro_turns_tools_slash_error_clear_and_other_terminals_in_the_folder(
     new messages, none lost to the keys of the turns before it.
     """
     hub = sandbox_hub
-    env = standin_env(hub, "kiro-cli", "hangar.testing.kiro_standin")
-    issue = hub.ok("POST", "/api/issues", {"title": "Try kiro"})
-    term = hub.hangar_run(issue["key"], ["kiro-cli", "chat"], env)
-    wait_screen(term, r"test stand-in\) · conversation \S+ · run \S+", 60)
-    run = wait_until(lambda: hub.runs(issue["key"]), 30, "the run")[0]
-    wait_screen(term, rf"· run {run['id']}")
-
-    def diagnose() -> str:
-        return f"messages: {hub.messages(run['id'])}"
+    started = standin_run(
+        hub,
+        ["kiro-cli", "chat"],
+        "hangar.testing.kiro_standin",
+        "Try kiro",
+        r"test stand-in\) · conversation \S+ · run \S+",
+    )
+    env, term, run = started.env, started.term, started.run
+    diagnose = started.diagnose
 
     other = hub.sandbox.spawn_pty(in_dir(hub.work, ["kiro-cli", "chat"]), cwd="/", env=env)
     wait_screen(other, r"test stand-in\) · conversation \S+ · run -", 60)
