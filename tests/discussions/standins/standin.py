@@ -1,5 +1,5 @@
-"""Scripted stand-ins for the Cursor agent, Kiro and Antigravity CLIs (not published to a package registry),
-for discussions: plan mode on top of hangar's stand-ins in the test kit.
+"""Scripted stand-ins for the Cursor agent, Kiro and Antigravity CLIs (not published to a
+package registry), for discussions: plan mode on top of hangar's stand-ins in the test kit.
 
 Each is a small line-based terminal program that writes its session where and as the kit's
 stand-ins do (:mod:`hangar.testing.cursor_standin`, :mod:`~hangar.testing.kiro_standin`,

@@ -23,8 +23,8 @@ answer); ``RUN_COMMAND``, ``VIEW_FILE``, ``LIST_DIRECTORY``, ``CODE_ACTION``, ``
 ``error``; a user request that is a bare slash command → nothing, one with arguments →
 ``user_input`` marked ``command``; ``CHECKPOINT``, ``CONVERSATION_HISTORY``,
 ``SYSTEM_MESSAGE`` and unknown steps → nothing. Plan mode, as hangar reads it (not verified
-against the real CLI, which is not published to a package registry; the tests use a stand-in writing this
-format): an ``IMPLEMENTATION_PLAN`` step's ``content`` is a proposed plan and a
+against the real CLI, which is not published to a package registry; the tests use a stand-in
+writing this format): an ``IMPLEMENTATION_PLAN`` step's ``content`` is a proposed plan and a
 ``PLAN_APPROVED`` step (``content``, ``context``) is the user's "implement" action.
 """
 

@@ -28,8 +28,8 @@ its call; ``status: "Error"`` → ``is_error``); assistant ``ToolUse`` → ``too
 (its ``content`` as ``text``), ``Response`` → ``final`` (the turn's answer). Keys come from
 the assistant's ``message_id`` (else a digest of the entry), never from its position, which
 ``/clear`` reuses. Plan mode, as hangar reads it (not verified against the real CLI, which is
-not published to a package registry; the tests use a stand-in writing this format): an assistant
-``PlanResponse`` (``content``) is a proposed plan and a user ``content.ImplementPlan``
+not published to a package registry; the tests use a stand-in writing this format): an
+assistant ``PlanResponse`` (``content``) is a proposed plan and a user ``content.ImplementPlan``
 (``plan``, ``context``) is the user's "implement" action.
 """
 
