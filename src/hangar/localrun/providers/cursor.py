@@ -19,8 +19,8 @@ with arguments: ``user_input`` marked ``command``); assistant ``thinking`` → `
 ``tool_use`` with Cursor's tool name; ``tool_result`` → ``tool_result``. Plan mode, as
 hangar reads it (not verified against the real CLI, which is not published to a package
 registry; the tests use a stand-in writing this format): a ``CreatePlan`` tool call
-(``input.plan``) is a proposed plan, and a ``{"type": "plan_approved", "plan", "context"}`` line is the user's "build this
-plan" action.
+(``input.plan``) is a proposed plan, and a ``{"type": "plan_approved", "plan", "context"}``
+line is the user's "build this plan" action.
 """
 
 from __future__ import annotations
