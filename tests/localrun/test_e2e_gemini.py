@@ -102,7 +102,7 @@ def test_gemini_named_session_tool_error_foreign_session_and_resume(
     assert other.returncode == 0, other.stderr[-2000:]
     type_like_a_person(term, "fail please", r"fail please")
     wait_until(lambda: count(hub, run["id"], "error", 1), 90, "the error", detail=diagnose)
-    type_like_a_person(term, "/quit", r"/quit")
+    leave(term)
     wait_screen(term, r"local run of HGR-\d+ finished", 60)
     assert term.process.wait(30) == 0
     messages = hub.messages(run["id"])
@@ -134,7 +134,7 @@ def test_gemini_named_session_tool_error_foreign_session_and_resume(
     wait_resumed(again)
     type_like_a_person(again, "once more", r"once more")
     wait_screen(again, r"Resumed answer\.", 90)
-    type_like_a_person(again, "/quit", r"/quit")
+    leave(again)
     wait_screen(again, r"local run of HGR-\d+ finished", 60)
     resumed = hub.messages(second["id"])
     assert [(m["type"], m["content"]) for m in resumed] == [
@@ -218,7 +218,7 @@ def test_gemini_clear_and_resume_inside_the_run_follow_exactly_the_run_s_session
     term.send("\r")
     wait_resumed(term)
     ask("after resume", "After resume.")
-    type_like_a_person(term, "/quit", r"/quit")
+    leave(term)
     wait_screen(term, r"local run of HGR-\d+ finished", 60)
     assert term.process.wait(30) == 0
     messages = hub.messages(run["id"])
@@ -245,3 +245,13 @@ def test_gemini_clear_and_resume_inside_the_run_follow_exactly_the_run_s_session
     assert hub.sandbox.dns_queries() == []
     assert all(r["path"].startswith("/v1beta/models/fake-model:") for r in hub.sandbox.requests())
     assert not list((hub.root / "tmp").glob("hangar-gemini-*")), "the telemetry folder is left"
+
+
+def leave(term: Any) -> None:
+    """Quit Gemini with Ctrl+C twice on its empty prompt. Not ``/quit``: under load its
+    completion menu can still list every command when Enter comes, and Enter then picks the
+    highlighted one instead of sending ``/quit``."""
+    start = len(term.output)
+    term.send("\x03")
+    drawn_after(term, start, r"Press Ctrl\+C again to exit")
+    term.send("\x03")
