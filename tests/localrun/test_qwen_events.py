@@ -82,7 +82,7 @@ def seen(sessions: QwenSessions, ended: bool = False) -> list[tuple[str, str, st
 def test_turns_slash_commands_errors_and_the_sessions_the_process_moves_to(
     tmp_path: Path,
 ) -> None:
-    """LR-164, LR-172, LR-189: a tool turn whose last reply is final once something is typed;
+    """LR-164: a tool turn whose last reply is final once something is typed;
     a bare slash command is nothing, one with arguments a command; an API error; the process
     record's new session (`/clear`) is followed, and back in a resumed session only what is
     written after the switch is reported."""
@@ -202,7 +202,7 @@ def test_tui_forms_are_accepted(args: list[str]) -> None:
 
 
 def test_a_new_session_is_named_and_the_issue_context_appended(tmp_path: Path) -> None:
-    """LR-177, LR-163: hangar names the session; the issue goes in as system prompt."""
+    """LR-177: hangar names the session; the issue goes in as system prompt."""
     prepared = provider().prepare(["qwen", "--yolo"], tmp_path, {"HOME": str(tmp_path)}, False)
     argv = prepared.argv
     assert argv[:2] == ["qwen", "--session-id"] and argv[3] == "--yolo"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from hangar.agents.message_log import MessageLog
+from hangar.localrun.providers.jsonl_tail import appended
 from hangar.localrun.providers.slash import parse_slash, recorded_command
 from hangar.model import TextBlock, ToolBlock, Usage
 from hangar.model.messages import Message
@@ -83,12 +84,7 @@ class ChatLog:
         return RunMessage(kind, self.source, self._key(stem, suffix), input=data, **fields)
 
     def read(self, out: Mapped) -> None:
-        try:
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except OSError:
-            return
+        data = appended(self.path, self.offset)
         if not data:
             return
         self.offset += len(data)

@@ -7,6 +7,16 @@ from pathlib import Path
 from typing import Any
 
 
+def appended(path: Path, offset: int) -> bytes:
+    """The bytes written to ``path`` after ``offset`` (none while it cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            return handle.read()
+    except OSError:
+        return b""
+
+
 class JsonlTail:
     def __init__(self, path: Path | None = None, offset: int = 0) -> None:
         self.path = path
@@ -19,12 +29,7 @@ class JsonlTail:
         """``(line number, record)`` of each new complete line that is a JSON object."""
         if self.path is None:
             return []
-        try:
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except OSError:
-            return []
+        data = appended(self.path, self.offset)
         if not data:
             return []
         self.offset += len(data)

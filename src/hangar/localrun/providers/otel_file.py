@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hangar.localrun.providers.jsonl_tail import appended
+
 _MAX_PENDING = 8 << 20
 """A record this large that still does not parse is garbage: it is dropped, never waited on."""
 
@@ -24,12 +26,7 @@ class OtelFile:
 
     def records(self) -> list[dict[str, Any]]:
         """Each complete JSON object appended since the last call, in file order."""
-        try:
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except OSError:
-            return []
+        data = appended(self.path, self.offset)
         if not data:
             return []
         self.offset += len(data)
