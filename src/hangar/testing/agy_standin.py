@@ -33,16 +33,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from hangar.testing.standin_args import flag
+
 BANNER = "Antigravity CLI (hangar test stand-in)"
-
-
-def flag(argv: list[str], name: str) -> str | None:
-    for index, arg in enumerate(argv):
-        if arg.startswith(name + "="):
-            return arg.split("=", 1)[1]
-        if arg == name and index + 1 < len(argv):
-            return argv[index + 1]
-    return None
 
 
 class Conversation:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hangar.testing import agy_standin, cursor_standin, kiro_standin
+from hangar.testing.standin_args import flag
 
 IMPLEMENT_LATENCY = 1.5
 
@@ -35,15 +36,6 @@ def log(event: dict[str, Any]) -> None:
     if path:
         with Path(path).open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(event) + "\n")
-
-
-def flag(argv: list[str], name: str) -> str | None:
-    for index, arg in enumerate(argv):
-        if arg.startswith(name + "="):
-            return arg.split("=", 1)[1]
-        if arg == name and index + 1 < len(argv):
-            return argv[index + 1]
-    return None
 
 
 class Session:
