@@ -26,6 +26,7 @@ import msgspec
 
 from hangar.errors import HangarError
 from hangar.hub.fanout import Pending, fan_out
+from hangar.hub.fresh_shared import FreshShared
 from hangar.hub.runtime_work import Bound, DeviceInfo, group_tasks
 from hangar.protocol.codec import to_json
 
@@ -52,6 +53,18 @@ class RuntimeView:
     """Bodies built so far (for tests and the benchmark)."""
     _snapshot: _Snapshot | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _fresh: FreshShared[tuple[dict[str, Any], bytes]] | None = None
+
+    def fresh(
+        self, compute: Callable[[], tuple[dict[str, Any], bytes]]
+    ) -> FreshShared[tuple[dict[str, Any], bytes]]:
+        """The whole read (``compute``: devices, bindings, then :meth:`body`), shared by
+        concurrent callers through :class:`FreshShared`: each gets a read that began after
+        it asked. The first ``compute`` given is the one kept: one view serves one hub."""
+        with self._lock:
+            if self._fresh is None:
+                self._fresh = FreshShared(compute)
+            return self._fresh
 
     def body(
         self,

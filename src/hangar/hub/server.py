@@ -122,6 +122,7 @@ class HubServer:
             log_level="warning",
             access_log=False,
             lifespan="off",
+            http="httptools",
             timeout_graceful_shutdown=3,
             # A remote executor's frames stay below 1 MiB (large answers are chunked); a
             # bigger one closes that connection with 1009, others are unaffected.

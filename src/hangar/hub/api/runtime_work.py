@@ -21,6 +21,7 @@ from hangar.hub.context import Hub, HubContext
 from hangar.hub.copy_targets import bound_directories
 from hangar.hub.executor_link import RpcNotSupported
 from hangar.hub.fanout import Pending, begin, fan_out, mapped
+from hangar.hub.fresh_shared import FreshShared
 from hangar.hub.runtime_work import DeviceInfo, archived_view, group_tasks, result_project_id
 from hangar.protocol import methods as m
 from hangar.protocol import tasks as rpc
@@ -111,8 +112,10 @@ def _changed(ctx: HubContext, device_id: str, local_task_ids: list[str]) -> None
 
 
 @router.get("", summary="Devices, Projects with their tasks, and Conversations")
-def runtime_work_route(ctx: Hub) -> Response:
-    _, encoded = _runtime_view(ctx)
+async def runtime_work_route(ctx: Hub) -> Response:
+    # async: the shared read runs on a worker thread only for the caller that starts it;
+    # the others wait on the event loop (no thread hop each).
+    _, encoded = await _shared_view(ctx).aget()
     return Response(encoded, media_type="application/json")
 
 
@@ -123,6 +126,14 @@ def runtime_work(ctx: HubContext) -> dict[str, Any]:
 
 
 def _runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
+    return _shared_view(ctx).get()
+
+
+def _shared_view(ctx: HubContext) -> FreshShared[tuple[dict[str, Any], bytes]]:
+    return ctx.runtime_view.fresh(lambda: _read_runtime_view(ctx))
+
+
+def _read_runtime_view(ctx: HubContext) -> tuple[dict[str, Any], bytes]:
     def fetch(device_id: str, revision: int | None) -> Pending:
         request = rpc.ListTasks(if_revision=revision)
         return begin(ctx.devices.link(device_id), m.TASKS_LIST.name, request)
