@@ -9,7 +9,9 @@ Contract:
   ``O_NONBLOCK`` and checks the opened descriptor again, so a file swapped for a FIFO between
   the check and the open cannot block either. :class:`NotARegularFile` is an ``OSError``:
   callers that already handle unreadable files handle it too.
-- :func:`is_regular` answers the same question from ``lstat``/``stat`` alone.
+- :func:`is_regular` answers the same question from ``lstat``/``stat`` alone, and
+  :func:`regular_stat` returns that ``stat`` (one ``lstat`` for a plain file: the index's
+  rescan asks it of every session file).
 - :func:`warn_once` logs a warning once per key (a path) for the life of the process, so a
   list repeated every few seconds does not log the same unreadable entry every time.
 """
@@ -57,13 +59,23 @@ def _check(path: Path) -> None:
         raise NotARegularFile(path, _kind(st.st_mode))
 
 
+def regular_stat(path: str | Path) -> os.stat_result | None:
+    """``path``'s ``stat`` when it is a regular file (or a symlink to one); ``None`` when it
+    is gone or anything else (FIFO, socket, device, directory)."""
+    # os.lstat on the string: a rescan asks this of every session file, and Path's own
+    # methods cost more than the system call.
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            st = os.stat(path)  # noqa: PTH116
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
 def is_regular(path: Path) -> bool:
     """Whether ``path`` is a regular file (or a symlink to one); ``False`` when it is gone."""
-    try:
-        _check(path)
-    except OSError:
-        return False
-    return True
+    return regular_stat(path) is not None
 
 
 def open_regular(path: Path, buffering: int = -1) -> BinaryIO:

@@ -66,8 +66,8 @@ def search(db: ExecutorDatabase, device: Device, request: SearchRequest) -> Sear
     relevance = request.order == "relevance"
     conn = db.read()
     try:
-        found = _matching_tasks(conn, match, where, params, request.limit, relevance)
-        described = [_result(conn, device, task, match, relevance) for task in found]
+        found, matched = _matching_tasks(conn, match, where, params, request.limit, relevance)
+        described = [_result(conn, device, task, match, relevance, matched) for task in found]
         if not relevance:
             _add_scores(conn, match, described)
     except sqlite3.OperationalError as exc:
@@ -111,27 +111,47 @@ def _matching_tasks(
     params: list[Any],
     limit: int,
     relevance: bool,
-) -> list[sqlite3.Row]:
-    """Up to ``limit`` matching tasks, newest (or best matching) first.
+) -> tuple[list[sqlite3.Row], dict[int, list[int]] | None]:
+    """Up to ``limit`` matching tasks, newest (or best matching) first, and (when the hits
+    were few enough to read) every matching rowid by task sequence number.
 
-    Few hits (≤ :data:`SCAN_HITS`): one pass over the hits gives each matching task
-    (``rowid >> SEQ_SHIFT``) and its best rank. Many hits (a common word): by date, tasks are
-    probed newest first, one rowid-range lookup each, until ``limit`` match; by relevance,
-    only the :data:`SCAN_HITS` best-ranked rows are grouped. Either way the cost stays bounded
-    however large the index grows.
+    Few hits (≤ :data:`SCAN_HITS`): by date, one pass reads the matching rowids and each
+    task is ``rowid >> SEQ_SHIFT``; by relevance, one pass gives each matching task its best
+    rank. Many hits (a common word): by date, tasks are probed newest first, one rowid-range
+    lookup each, until ``limit`` match; by relevance, only the :data:`SCAN_HITS` best-ranked
+    rows are grouped. Either way the cost stays bounded however large the index grows.
     """
-    hits = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?)",
-        (match, SCAN_HITS + 1),
-    ).fetchone()[0]
     order = "t.updated_at DESC, t.local_task_id"
-    if relevance:
+    if not relevance:
+        # One pass over the matches (a phrase's costs as much as bm25's): the rowids tell
+        # the tasks here and each task's matching rows in _result, with no second pass.
+        rowids = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ?",
+                (match, SCAN_HITS + 1),
+            )
+        ]
+        if len(rowids) <= SCAN_HITS:
+            matched: dict[int, list[int]] = {}
+            for rowid in rowids:
+                matched.setdefault(rowid >> SEQ_SHIFT, []).append(rowid)
+            rows: list[sqlite3.Row] = conn.execute(
+                f"SELECT {_TASK_COLUMNS} FROM search_progress p"
+                " JOIN local_tasks t ON t.local_task_id = p.local_task_id"
+                f" WHERE p.task_seq IN (SELECT value FROM json_each(?)) AND {where}"
+                f" ORDER BY {order} LIMIT ?",
+                [json.dumps(list(matched)), *params, limit],
+            ).fetchall()
+            return rows, matched
+    else:
+        hits = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?)",
+            (match, SCAN_HITS + 1),
+        ).fetchone()[0]
         order = "m.best, " + order
-    if hits <= SCAN_HITS or relevance:
-        # By date no rank is needed here: computing it costs a bm25 per hit.
-        best = _BEST.format(rank="rank") if relevance else "NULL"
         source = (
-            f"SELECT rowid >> ? AS seq, {best} AS best FROM search_fts"
+            f"SELECT rowid >> ? AS seq, {_BEST.format(rank='rank')} AS best FROM search_fts"
             " WHERE search_fts MATCH ? GROUP BY seq"
         )
         if hits > SCAN_HITS:
@@ -141,7 +161,7 @@ def _matching_tasks(
                 f" FROM search_fts WHERE search_fts MATCH ? ORDER BY rank LIMIT {SCAN_HITS})"
                 " GROUP BY seq"
             )
-        rows: list[sqlite3.Row] = conn.execute(
+        ranked: list[sqlite3.Row] = conn.execute(
             f"WITH matched AS ({source})"
             f" SELECT {_TASK_COLUMNS} FROM matched m"
             " JOIN search_progress p ON p.task_seq = m.seq"
@@ -149,7 +169,7 @@ def _matching_tasks(
             f" WHERE {where} ORDER BY {order} LIMIT ?",
             [SEQ_SHIFT, match, *params, limit],
         ).fetchall()
-        return rows
+        return ranked, None
     out: list[sqlite3.Row] = []
     candidates = conn.execute(
         f"SELECT {_TASK_COLUMNS} FROM local_tasks t"
@@ -169,23 +189,37 @@ def _matching_tasks(
             out.append(task)
             if len(out) == limit:
                 break
-    return out
+    return out, None
 
 
 def _result(
-    conn: sqlite3.Connection, device: Device, task: sqlite3.Row, match: str, relevance: bool
+    conn: sqlite3.Connection,
+    device: Device,
+    task: sqlite3.Row,
+    match: str,
+    relevance: bool,
+    matched: dict[int, list[int]] | None = None,
 ) -> tuple[SearchHit, int | None]:
-    """The hit for one task, and the rowid of the row it describes (``None``: no row)."""
-    base = int(task["task_seq"]) << SEQ_SHIFT
+    """The hit for one task, and the rowid of the row it describes (``None``: no row).
+    ``matched``: every matching rowid by task, when :func:`_matching_tasks` read them."""
+    seq = int(task["task_seq"])
+    base = seq << SEQ_SHIFT
     order = "rank" if relevance else "search_fts.rowid DESC"
     # By date the rank of the newest row is filled in later for every result at once
     # (:func:`_add_scores`): asked here, FTS5 would rescan the whole index once per task.
     rank = "rank" if relevance else "NULL"
     # Messages first: the title (row ``base``) counts only when no message matches, since it
     # mostly repeats the first request.
+    spans = [(base + 1, base + (1 << SEQ_SHIFT) - 1), (base, base)]
+    known: int | None = None
+    if matched is not None:
+        mine = matched.get(seq, [])
+        messages = sum(rowid != base for rowid in mine)
+        spans = spans[:1] if messages else spans[1:]
+        known = messages or len(mine)
     rows: list[Any] = []
     count = 0
-    for span in ((base + 1, base + (1 << SEQ_SHIFT) - 1), (base, base)):
+    for span in spans:
         rows = conn.execute(
             "SELECT r.message_index, r.role, r.created_at,"
             f" snippet(search_fts, -1, ?, ?, '…', ?), {rank}, search_fts.rowid"
@@ -195,11 +229,15 @@ def _result(
             (MARK_OPEN, MARK_CLOSE, SNIPPET_TOKENS, match, *span, MATCHES_PER_TASK),
         ).fetchall()
         if rows:
-            count = conn.execute(
-                "SELECT count(*) FROM search_fts WHERE search_fts MATCH ?"
-                " AND rowid BETWEEN ? AND ?",
-                (match, *span),
-            ).fetchone()[0]
+            count = (
+                known
+                if known is not None
+                else conn.execute(
+                    "SELECT count(*) FROM search_fts WHERE search_fts MATCH ?"
+                    " AND rowid BETWEEN ? AND ?",
+                    (match, *span),
+                ).fetchone()[0]
+            )
             break
     matches = [
         SearchMatch(

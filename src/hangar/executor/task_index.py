@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import uuid
 from collections.abc import Iterable, Mapping
@@ -33,7 +34,7 @@ from hangar.errors import AmbiguousError, NotFoundError, UsageError
 from hangar.executor.database import ExecutorDatabase
 from hangar.executor.workspaces import classify
 from hangar.model import LocalTask
-from hangar.regular_files import is_regular, warn_once
+from hangar.regular_files import regular_stat, warn_once
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,10 @@ def stat_signature(path: Path) -> str | None:
         st = path.stat()
     except OSError:
         return None
+    return signature_of(st)
+
+
+def signature_of(st: os.stat_result) -> str:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
@@ -128,14 +133,15 @@ class TaskIndex:
             for path in paths:
                 key = str(path)
                 seen.add(key)
-                if not is_regular(path):
+                st = regular_stat(key)
+                if st is None:
                     # lstat only: a FIFO named *.jsonl would block the first open() forever.
                     stats.unreadable += 1
                     warn_once(log, key, "skipping %s: not a regular file", path)
                     continue
-                signature = stat_signature(path)
+                signature = signature_of(st)
                 row = known.get(key)
-                if row is not None and signature and row["stat_signature"] == signature:
+                if row is not None and row["stat_signature"] == signature:
                     stats.unchanged += 1
                     continue
                 try:

@@ -19,16 +19,16 @@ from hangar.agents.claude import records as r
 from hangar.agents.claude.prompts import user_content
 from hangar.agents.json_fields import text_or_none
 from hangar.agents.peek import head_lines, tail_lines
+from hangar.agents.session_folders import files_below
 from hangar.agents.timestamps import iso_from_seconds
 
 
 def session_paths(home: Path) -> Iterator[Path]:
-    projects = home / "projects"
-    if not projects.is_dir():
-        return
-    for folder in sorted(projects.iterdir()):
-        if folder.is_dir():
-            yield from sorted(folder.glob("*.jsonl"))
+    return files_below(home / "projects", 1, _is_session_name)
+
+
+def _is_session_name(name: str) -> bool:
+    return name.endswith(".jsonl")
 
 
 def _peek(line: bytes) -> r.Peek | None:

@@ -17,6 +17,7 @@ from hangar.agents.base import SessionSource
 from hangar.agents.codex import records as r
 from hangar.agents.codex.context import image_wrapper, visible_request
 from hangar.agents.peek import head_lines, tail_lines
+from hangar.agents.session_folders import files_below
 from hangar.agents.text import content_text
 from hangar.agents.timestamps import iso_from_seconds
 from hangar.regular_files import read_regular_bytes
@@ -36,17 +37,18 @@ _INDEX_ENTRY = msgspec.json.Decoder(_IndexEntry)
 
 def rollout_paths(home: Path) -> Iterator[Path]:
     """Rollout files under the live and archived folders, plain before compressed."""
-    for folder, pattern in (("sessions", "*/*/*/rollout-*"), ("archived_sessions", "rollout-*")):
-        root = home / folder
-        if not root.is_dir():
-            continue
-        found = sorted(root.glob(pattern), key=lambda p: p.parts)  # one key each, no __lt__
+    for folder, depth in (("sessions", 3), ("archived_sessions", 0)):
+        found = list(files_below(home / folder, depth, _is_rollout_name))
         plain = {p.name for p in found if p.name.endswith(".jsonl")}
         for path in found:
             if path.name.endswith(".jsonl") or (
                 path.name.endswith(".jsonl.zst") and path.name[:-4] not in plain
             ):
                 yield path
+
+
+def _is_rollout_name(name: str) -> bool:
+    return name.startswith("rollout-")
 
 
 def thread_id_from_name(path: Path) -> str | None:
