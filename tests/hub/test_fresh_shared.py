@@ -44,6 +44,22 @@ class Source:
         return seen
 
 
+def _held(overlap_after: float) -> tuple[Source, FreshShared[int], threading.Thread]:
+    """A source, its ``FreshShared``, and a thread whose computation is held open."""
+    source = Source()
+    shared = FreshShared(source.read, overlap_after=overlap_after)
+    return source, shared, _hold_first_computation(shared, source)
+
+
+def _start_and_wait(shared: FreshShared[int], callers: list[threading.Thread]) -> None:
+    """Start ``callers`` and return once each waits inside ``shared``."""
+    for caller in callers:
+        caller.start()
+    deadline = time.monotonic() + 10
+    while _waiting_threads(shared) < len(callers) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def _hold_first_computation(shared: FreshShared[int], source: Source) -> threading.Thread:
     """Start a computation and keep it running until ``source.release`` is set."""
     source.hold_next()
@@ -59,9 +75,7 @@ def _ignore_errors(shared: FreshShared[int]) -> None:
 
 
 def test_threads_that_ask_during_a_computation_share_the_next_one_and_see_their_writes() -> None:
-    source = Source()
-    shared = FreshShared(source.read, overlap_after=30)
-    first = _hold_first_computation(shared, source)
+    source, shared, first = _held(overlap_after=30)
     source.state = 1  # written after the running computation read: callers below must see it
     answers: list[tuple[int, int]] = []
 
@@ -70,11 +84,7 @@ def test_threads_that_ask_during_a_computation_share_the_next_one_and_see_their_
         answers.append((asked_at, shared.get()))
 
     callers = [threading.Thread(target=ask) for _ in range(20)]
-    for caller in callers:
-        caller.start()
-    deadline = time.monotonic() + 10
-    while len(shared._waiting) + _waiting_threads(shared) < 20 and time.monotonic() < deadline:
-        time.sleep(0.005)
+    _start_and_wait(shared, callers)
     source.release.set()
     for caller in [first, *callers]:
         caller.join(10)
@@ -98,9 +108,7 @@ def test_a_caller_after_a_computation_ended_gets_a_new_one() -> None:
 
 
 def test_a_slow_computation_does_not_hold_a_newcomer_past_overlap_after() -> None:
-    source = Source()
-    shared = FreshShared(source.read, overlap_after=0.05)
-    first = _hold_first_computation(shared, source)
+    source, shared, first = _held(overlap_after=0.05)
     source.state = 2
     asked = time.monotonic()
     assert shared.get() == 2
@@ -114,9 +122,7 @@ def test_a_slow_computation_does_not_hold_a_newcomer_past_overlap_after() -> Non
 def test_everyone_who_joined_a_failed_computation_gets_its_error_and_the_next_caller_retries() -> (
     None
 ):
-    source = Source()
-    shared = FreshShared(source.read, overlap_after=30)
-    first = _hold_first_computation(shared, source)
+    source, shared, first = _held(overlap_after=30)
     source.fail = True
     errors: list[str] = []
 
@@ -127,11 +133,7 @@ def test_everyone_who_joined_a_failed_computation_gets_its_error_and_the_next_ca
             errors.append(str(exc))
 
     callers = [threading.Thread(target=ask) for _ in range(5)]
-    for caller in callers:
-        caller.start()
-    deadline = time.monotonic() + 10
-    while _waiting_threads(shared) < 5 and time.monotonic() < deadline:
-        time.sleep(0.005)
+    _start_and_wait(shared, callers)
     source.release.set()
     first.join(10)
     for caller in callers:
@@ -143,9 +145,7 @@ def test_everyone_who_joined_a_failed_computation_gets_its_error_and_the_next_ca
 
 
 def test_coroutines_share_one_computation_without_a_thread_each() -> None:
-    source = Source()
-    shared = FreshShared(source.read, overlap_after=30)
-    first = _hold_first_computation(shared, source)
+    source, shared, first = _held(overlap_after=30)
     source.state = 7
 
     async def burst() -> list[tuple[int, int]]:
@@ -167,9 +167,7 @@ def test_coroutines_share_one_computation_without_a_thread_each() -> None:
 
 
 def test_a_cancelled_coroutine_does_not_disturb_the_others() -> None:
-    source = Source()
-    shared = FreshShared(source.read, overlap_after=30)
-    first = _hold_first_computation(shared, source)
+    source, shared, first = _held(overlap_after=30)
 
     async def scenario() -> int:
         gone = asyncio.ensure_future(shared.aget())
