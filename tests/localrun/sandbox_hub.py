@@ -215,6 +215,15 @@ def wait_screen(process: PtyProcess, pattern: str, timeout: float = 60.0) -> Non
             raise AssertionError(f"{pattern!r} not on screen; tail:\n{tail}")
 
 
+def wait_quiet(process: PtyProcess, quiet: float = 0.5, timeout: float = 30.0) -> None:
+    """Wait until the TUI has drawn nothing for ``quiet`` seconds: an Ink TUI (Gemini CLI)
+    draws a new input before it listens to it, and keys that arrive in between are lost."""
+    deadline = time.monotonic() + timeout
+    while process.read_available(quiet):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the screen never stayed still for {quiet} s")
+
+
 def type_like_a_person(process: PtyProcess, text: str, echo: str, timeout: float = 30.0) -> None:
     """Type ``text``, wait for its echo, look at it for a second, then press Enter: for TUIs
     that take keys arriving together for a paste and an Enter right after a paste for a

@@ -19,6 +19,7 @@ from .sandbox_hub import (
     in_dir,
     screen_text,
     type_like_a_person,
+    wait_quiet,
     wait_screen,
     wait_until,
 )
@@ -213,6 +214,7 @@ def test_gemini_clear_and_resume_inside_the_run_follow_exactly_the_run_s_session
     wait_screen(term, r"Chat Sessions \(4 total\)", 60)  # the browser lists the sessions
     term.send("/")
     wait_screen(term, r"Esc to cancel", 30)
+    wait_quiet(term)  # the search box listens only once it has been drawn
     term.send("first question")
     wait_screen(term, r"1 total, filtered", 30)  # the one session that said it
     term.send("\r")
