@@ -8,8 +8,10 @@ fields rather than pre-formatted strings; ``str(error)`` renders one line for hu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SHOWN_CHARS = 60
 """How much of a caller's input an error message repeats (ids, keys, values)."""
@@ -19,6 +21,14 @@ def shown(text: str, limit: int = SHOWN_CHARS) -> str:
     """``text`` short enough to repeat in an error message: the caller sent it, and an error
     must never echo unbounded input back."""
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _empty_path() -> Path:
+    """``Path()``, importing pathlib only when an error needs one (``hangar --help`` does
+    not: every command imports this module)."""
+    from pathlib import Path
+
+    return Path()
 
 
 @dataclass(eq=False)
@@ -59,7 +69,7 @@ class CorruptFileError(HangarError):
     The file is never rewritten or repaired automatically: the user decides.
     """
 
-    path: Path = field(default_factory=Path)
+    path: Path = field(default_factory=_empty_path)
     problem: str = ""
     code: ClassVar[str] = "corrupt_file"
 

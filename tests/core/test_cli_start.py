@@ -67,6 +67,32 @@ def test_help_imports_no_web_stack_orm_or_command_module() -> None:
     }
 
 
+def test_help_loads_no_logging_pathlib_or_shutil() -> None:
+    """A few milliseconds each of every ``hangar --help`` (issue 14, goal 1): logging is
+    imported only to log a bug, pathlib only when an error carries a path, and the help width
+    is found without shutil (which loads the compression modules)."""
+    _, modules = imported_by("--help")
+    assert {"logging", "pathlib", "shutil", "bz2", "lzma"} & modules == set()
+
+
+@pytest.mark.parametrize("columns", ["30", "60", "200"])
+def test_help_wraps_at_the_width_click_itself_picks(
+    columns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    ctx = click.Context(cli, info_name="hangar", **cli.context_settings)  # shutil's width
+    clicks_own = cli.get_help(ctx)
+    done = subprocess.run(
+        [sys.executable, "-m", "hangar", "--help"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout == clicks_own + "\n"
+
+
 def test_version_imports_only_its_own_module() -> None:
     done, modules = imported_by("version")
     assert done.returncode == 0 and done.stdout.startswith("hangar ")
