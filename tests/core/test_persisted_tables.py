@@ -79,6 +79,28 @@ def test_restart_opens_known_tasks_tail_first(isolated_home: Path) -> None:
     assert page["messages"] == full_messages(path)[115:]
 
 
+def test_a_parallel_index_build_leaves_the_tables_a_restart_opens_from(
+    isolated_home: Path,
+) -> None:
+    """A first search-index build parses big homes in worker processes: the tables those
+    parses make are kept in executor.db like this process's own, so a session indexed that
+    way opens tail-first after a restart too."""
+    path = home_rollout(isolated_home)
+    first = Executor.open()
+    task_id = first.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
+    progress = first.search.indexer.sync(workers=2, parallel_min_bytes=0)
+    assert progress.tasks_done == 1 and first.search.indexer.stats.full_parses == 1
+    assert first.index_pending() == 0  # the build told the list; nothing parsed here
+    assert first.turn_tables.stats.saved == 1
+    first.close()
+
+    restarted = Executor.open()
+    page = restarted.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
+    stats = restarted.engine.stats
+    assert (stats.tail_parses, stats.full_parses) == (1, 0)
+    assert page["messages"] == full_messages(path)[115:]
+
+
 def test_restart_after_an_append_reads_the_last_turns_and_the_new_bytes(
     isolated_home: Path,
 ) -> None:

@@ -48,6 +48,7 @@ from hangar.executor.trash import now_iso
 from hangar.model import Message, PlanBlock, TextBlock, ToolBlock
 from hangar.transcripts.engine import CachedTranscript, EngineStats, TranscriptEngine
 from hangar.transcripts.signature import FileSignature, sign, stat_matches
+from hangar.transcripts.tail import TurnTables, decode_table, encode_table
 
 MAX_COMMAND_CHARS = 4096
 MAX_OUTPUT_CHARS = 1024
@@ -149,20 +150,26 @@ def index_rows(messages: Iterable[Message]) -> list[Row]:
 _WORKER_STORES: dict[str, AgentStore] = {}
 
 
-Parsed = tuple[str, int, list[Row], SessionSummary]
-"""What a worker returns: (signature, byte offset, rows, summary) of one session."""
+Parsed = tuple[str, int, list[Row], SessionSummary, bytes | None]
+"""What a worker returns: (signature, byte offset, rows, summary, encoded turn table or
+``None``) of one session."""
 
 
 def parse_for_index(job: tuple[str, AgentHome, SessionSource]) -> Parsed:
-    """Worker-process side of a parallel build: one session parsed and turned into rows."""
+    """Worker-process side of a parallel build: one session parsed and turned into rows, with
+    the turn table the parse made (this process keeps it, so the session's first open is
+    tail-first like that of a session parsed here)."""
     runtime, home, source = job
     store = _WORKER_STORES.get(runtime)
     if store is None:
         store = store_classes()[runtime](home)
         _WORKER_STORES[runtime] = store
-    engine = TranscriptEngine(capacity=1)
-    entry = engine.read("job", store, source)
-    return entry.signature.encode(), entry.offset, index_rows(entry.messages), entry.summary
+    tables = TurnTables(capacity=1)
+    entry = TranscriptEngine(capacity=1, tables=tables).read("job", store, source)
+    table = tables.get("job")
+    body = encode_table(table) if table is not None else None
+    signature = entry.signature.encode()
+    return signature, entry.offset, index_rows(entry.messages), entry.summary, body
 
 
 class SearchIndexer:
@@ -267,18 +274,26 @@ class SearchIndexer:
                 row, size, _ = jobs[futures[future]]
                 title = row["title_override"] or row["title"] or ""
                 try:
-                    signature, offset, rows, summary = future.result()
+                    signature, offset, rows, summary, table = future.result()
                 except Exception:  # parse failed in the worker: retry here, records the error
                     rest.append((row, size))
                     continue
                 self.stats.bytes_read += size
                 self.stats.full_parses += 1
                 self._write(row["local_task_id"], title, signature, 0, rows, offset=offset)
+                self._keep_table(row["local_task_id"], table)
                 decoded = FileSignature.decode(signature)
                 if self.on_parse is not None and decoded is not None:
                     self.on_parse(row["local_task_id"], summary, decoded)
                 done(True, size)
         return [r for r, _ in rest], [s for _, s in rest]
+
+    def _keep_table(self, task_id: str, body: bytes | None) -> None:
+        """Keep a worker's turn table where this engine's own parses keep theirs."""
+        tables = self.engine.tables
+        table = decode_table(body) if body is not None else None
+        if tables is not None and table is not None and table.is_consistent():
+            tables.put(task_id, table)
 
     # -- one task -------------------------------------------------------------------------
     def index_task(self, row: sqlite3.Row) -> bool:
