@@ -133,6 +133,26 @@ def test_tasks_show_loads_only_what_reading_a_transcript_needs(isolated_home: Pa
     assert _packages(modules, WEB_STACK + ORM) == set()
 
 
+def test_a_command_runs_with_its_imports_out_of_the_cycle_collectors_sight() -> None:
+    """Issue 14, goal 5: collections during a command walk only what it made, not the
+    modules it imported (every object alive once the command is loaded is frozen)."""
+    report = _REPORT.replace(
+        "runpy.run_module(",
+        "import gc; atexit.register(lambda: sys.stderr.write("
+        "f'\\nFROZEN {gc.get_freeze_count()}\\n')); runpy.run_module(",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", report, "tasks", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=True,
+    )
+    frozen = next(x for x in done.stderr.splitlines() if x.startswith("FROZEN "))
+    assert int(frozen.removeprefix("FROZEN ")) > 10_000
+
+
 def test_an_empty_home_lists_without_any_agent_parser() -> None:
     done, modules = imported_by("tasks", "list", "--json")
     assert done.returncode == 0, done.stderr
