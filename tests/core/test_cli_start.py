@@ -35,16 +35,21 @@ runpy.run_module("hangar", run_name="__main__")
 """
 
 
-def imported_by(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run ``hangar ARGS`` in a fresh interpreter; its result and every module it imported."""
-    done = subprocess.run(
-        [sys.executable, "-c", _REPORT, *args],
+def run_script(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -c SCRIPT ARGS`` in a fresh interpreter with this environment."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         env=dict(os.environ),
         timeout=120,
         check=False,
     )
+
+
+def imported_by(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``hangar ARGS`` in a fresh interpreter; its result and every module it imported."""
+    done = run_script(_REPORT, *args)
     line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
     return done, set(json.loads(line.removeprefix("MODULES ")))
 
@@ -141,14 +146,8 @@ def test_a_command_runs_with_its_imports_out_of_the_cycle_collectors_sight() -> 
         "import gc; atexit.register(lambda: sys.stderr.write("
         "f'\\nFROZEN {gc.get_freeze_count()}\\n')); runpy.run_module(",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", report, "tasks", "list", "--json"],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-        check=True,
-    )
+    done = run_script(report, "tasks", "list", "--json")
+    assert done.returncode == 0, done.stderr
     frozen = next(x for x in done.stderr.splitlines() if x.startswith("FROZEN "))
     assert int(frozen.removeprefix("FROZEN ")) > 10_000
 

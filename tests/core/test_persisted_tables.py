@@ -10,6 +10,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -58,6 +59,16 @@ def open_tail(tables: TurnTables, path: Path, limit: int = 4) -> tuple[Transcrip
 # -- through the executor and executor.db ---------------------------------------------
 
 
+def first_page_after_restart(task_id: str) -> tuple[dict[str, Any], Executor]:
+    """The first 5 messages of ``task_id`` from a new executor (closed again), with it."""
+    restarted = Executor.open()
+    try:
+        page = restarted.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
+    finally:
+        restarted.close()
+    return page, restarted
+
+
 def test_restart_opens_known_tasks_tail_first(isolated_home: Path) -> None:
     """DESIGN §7: a new executor (a restarted process) serves the first page of a task the
     previous one indexed from the stored turn table, reading only the last turns."""
@@ -68,8 +79,7 @@ def test_restart_opens_known_tasks_tail_first(isolated_home: Path) -> None:
     assert first.turn_tables.stats.saved == 1
     first.close()
 
-    restarted = Executor.open()
-    page = restarted.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
+    page, restarted = first_page_after_restart(task_id)
     stats = restarted.engine.stats
     assert (stats.tail_parses, stats.full_parses) == (1, 0)
     assert restarted.turn_tables.stats.loaded == 1
@@ -94,8 +104,7 @@ def test_a_parallel_index_build_leaves_the_tables_a_restart_opens_from(
     assert first.turn_tables.stats.saved == 1
     first.close()
 
-    restarted = Executor.open()
-    page = restarted.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 5})
+    page, restarted = first_page_after_restart(task_id)
     stats = restarted.engine.stats
     assert (stats.tail_parses, stats.full_parses) == (1, 0)
     assert page["messages"] == full_messages(path)[115:]
