@@ -34,6 +34,16 @@ def test_executor_db_migrates_a_blank_database(tmp_path: Path) -> None:
     conn.close()
 
 
+def test_executor_db_search_index_keeps_its_build_settings(tmp_path: Path) -> None:
+    """The FTS5 settings a large first build relies on (fewer, larger segments) are stored
+    in the index itself, so every connection uses them."""
+    db = ExecutorDatabase(tmp_path / "executor.db")
+    settings = dict(db.read().execute("SELECT k, v FROM search_fts_config").fetchall())
+    assert settings["hashsize"] == 16 * 1024 * 1024
+    assert settings["automerge"] == 8
+    db.close()
+
+
 def test_executor_db_reopen_applies_nothing(tmp_path: Path) -> None:
     path = tmp_path / "executor.db"
     ExecutorDatabase(path).close()

@@ -54,6 +54,9 @@ MAX_COMMAND_CHARS = 4096
 MAX_OUTPUT_CHARS = 1024
 _OUTPUT_HEAD = 256
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+BATCH_BYTES = 32 * 1024 * 1024
+"""A parallel build writes what its workers parsed in one transaction per this many source
+bytes (or fewer, at the end)."""
 SEQ_SHIFT = 20
 MAX_MESSAGES = (1 << SEQ_SHIFT) - 1
 """Messages with a higher transcript index are not indexed (ids are per-task ranges)."""
@@ -267,26 +270,46 @@ class SearchIndexer:
                 rest.append((row, size))
             else:
                 jobs[row["local_task_id"]] = (row, size, (row["runtime"], store.home, source))
+        batch: list[tuple[sqlite3.Row, int, Parsed]] = []
+        batch_bytes = 0
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             futures = {pool.submit(parse_for_index, job[2]): key for key, job in jobs.items()}
             for future in as_completed(futures):
                 row, size, _ = jobs[futures[future]]
-                title = row["title_override"] or row["title"] or ""
                 try:
-                    signature, offset, rows, summary, table = future.result()
+                    parsed = future.result()
                 except Exception:  # parse failed in the worker: retry here, records the error
                     rest.append((row, size))
                     continue
-                self.stats.bytes_read += size
-                self.stats.full_parses += 1
-                self._write(row["local_task_id"], title, signature, 0, rows, offset=offset)
-                self._keep_table(row["local_task_id"], table)
-                decoded = FileSignature.decode(signature)
-                if self.on_parse is not None and decoded is not None:
-                    self.on_parse(row["local_task_id"], summary, decoded)
-                done(True, size)
+                batch.append((row, size, parsed))
+                batch_bytes += size
+                if batch_bytes >= BATCH_BYTES:
+                    self._write_batch(batch, done)
+                    batch, batch_bytes = [], 0
+        self._write_batch(batch, done)
         return [r for r, _ in rest], [s for _, s in rest]
+
+    def _write_batch(
+        self, batch: list[tuple[sqlite3.Row, int, Parsed]], done: Callable[[bool, int], None]
+    ) -> None:
+        """Write the rows of the sessions the workers parsed, several in one transaction
+        (FTS5 writes its new postings as a segment at every commit: fewer, larger segments
+        mean less merging)."""
+        if not batch:
+            return
+        with self.db.write() as conn:
+            for row, _, (signature, offset, rows, _, _) in batch:
+                title = row["title_override"] or row["title"] or ""
+                _write_rows(conn, row["local_task_id"], title, signature, 0, rows, offset=offset)
+        for row, size, (signature, _, _, summary, table) in batch:
+            self.stats.bytes_read += size
+            self.stats.full_parses += 1
+            self._keep_table(row["local_task_id"], table)
+            decoded = FileSignature.decode(signature)
+            if self.on_parse is not None and decoded is not None:
+                self.on_parse(row["local_task_id"], summary, decoded)
+            done(True, size)
 
     def _keep_table(self, task_id: str, body: bytes | None) -> None:
         """Keep a worker's turn table where this engine's own parses keep theirs."""
@@ -373,33 +396,8 @@ class SearchIndexer:
         error: str | None = None,
         offset: int = 0,
     ) -> None:
-        rows = [r for r in rows if r[0] < MAX_MESSAGES]
         with self.db.write() as conn:
-            base = _task_seq(conn, task_id) << SEQ_SHIFT
-            _delete_rows(conn, base, from_index=start)
-            conn.execute(
-                "INSERT INTO search_rows(id, local_task_id, message_index, role)"
-                " VALUES (?, ?, NULL, 'title')",
-                (base, task_id),
-            )
-            conn.execute(
-                "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, '')",
-                (base, prepare_text(title)),
-            )
-            conn.executemany(
-                "INSERT INTO search_rows(id, local_task_id, message_index, role, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(base + 1 + r[0], task_id, r[0], r[1], r[2]) for r in rows],
-            )
-            conn.executemany(
-                "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, ?)",
-                [(base + 1 + r[0], r[3], r[4]) for r in rows],
-            )
-            conn.execute(
-                "UPDATE search_progress SET signature = ?, byte_offset = ?, messages = ?,"
-                " title = ?, indexed_at = ?, error = ? WHERE local_task_id = ?",
-                (signature, offset, len(rows), title, now_iso(), error, task_id),
-            )
+            _write_rows(conn, task_id, title, signature, start, rows, error=error, offset=offset)
 
     def forget(self, task_id: str) -> None:
         """Remove a task from the index (after a delete)."""
@@ -425,6 +423,46 @@ class SearchIndexer:
         for task_id in gone:
             self.forget(task_id)
         return len(gone)
+
+
+def _write_rows(
+    conn: sqlite3.Connection,
+    task_id: str,
+    title: str,
+    signature: str,
+    start: int | None,
+    rows: list[Row],
+    error: str | None = None,
+    offset: int = 0,
+) -> None:
+    """Replace one task's title row and its message rows from ``start`` on (only the title
+    when ``start`` is ``None``), inside the caller's write transaction."""
+    rows = [r for r in rows if r[0] < MAX_MESSAGES]
+    base = _task_seq(conn, task_id) << SEQ_SHIFT
+    _delete_rows(conn, base, from_index=start)
+    conn.execute(
+        "INSERT INTO search_rows(id, local_task_id, message_index, role)"
+        " VALUES (?, ?, NULL, 'title')",
+        (base, task_id),
+    )
+    conn.execute(
+        "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, '')",
+        (base, prepare_text(title)),
+    )
+    conn.executemany(
+        "INSERT INTO search_rows(id, local_task_id, message_index, role, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(base + 1 + r[0], task_id, r[0], r[1], r[2]) for r in rows],
+    )
+    conn.executemany(
+        "INSERT INTO search_fts(rowid, body, output) VALUES (?, ?, ?)",
+        [(base + 1 + r[0], r[3], r[4]) for r in rows],
+    )
+    conn.execute(
+        "UPDATE search_progress SET signature = ?, byte_offset = ?, messages = ?,"
+        " title = ?, indexed_at = ?, error = ? WHERE local_task_id = ?",
+        (signature, offset, len(rows), title, now_iso(), error, task_id),
+    )
 
 
 def _task_seq(conn: sqlite3.Connection, task_id: str) -> int:
