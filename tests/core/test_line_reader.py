@@ -56,6 +56,9 @@ def test_lines_offsets_and_end_match_a_plain_split(
     assert read_all(reader) == want
     assert reader.end_offset == end
     assert reader.bytes_read == len(data) - offset
+    kept = LineReader(path, offset, parser_repairs_surrogates=True, keep_line_endings=True)
+    assert read_all(kept) == [(at, line + b"\n") for at, line in want]
+    assert kept.end_offset == end
 
 
 def test_a_line_of_several_megabytes_comes_whole(tmp_path: Path) -> None:

@@ -347,7 +347,12 @@ class TranscriptEngine:
 
 
 def _reader(projector: TranscriptProjector, path: Path, offset: int) -> LineReader:
-    return LineReader(path, offset, parser_repairs_surrogates=projector.repairs_lone_surrogates)
+    return LineReader(
+        path,
+        offset,
+        parser_repairs_surrogates=projector.repairs_lone_surrogates,
+        keep_line_endings=projector.accepts_line_endings,
+    )
 
 
 def _tail_agrees(

@@ -83,7 +83,10 @@ def glance(store: AgentStore, source: SessionSource, limit: int) -> Glance | Non
         if not isinstance(projector, ResumableProjector):
             return None
         reader = LineReader(
-            source.path, start, parser_repairs_surrogates=projector.repairs_lone_surrogates
+            source.path,
+            start,
+            parser_repairs_surrogates=projector.repairs_lone_surrogates,
+            keep_line_endings=projector.accepts_line_endings,
         )
         recorder = MarkRecorder()
         _feed(projector, reader, recorder)

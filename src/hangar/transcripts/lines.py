@@ -11,7 +11,10 @@ sees it: a byte that is not UTF-8 becomes U+FFFD, and so does a lone surrogate e
 the line and its text instead of dropping it. A reader for a parser that repairs lone
 surrogates itself (``parser_repairs_surrogates``, from
 :attr:`~hangar.agents.base.TranscriptProjector.repairs_lone_surrogates`) only makes lines
-valid UTF-8. Offsets always count the bytes as stored.
+valid UTF-8, and one for a parser that takes lines with their ending
+(``keep_line_endings``, from
+:attr:`~hangar.agents.base.TranscriptProjector.accepts_line_endings`) gets each line as read,
+newline included, without a copy. Offsets always count the bytes as stored.
 """
 
 from __future__ import annotations
@@ -37,17 +40,24 @@ def is_compressed(path: Path) -> bool:
 
 
 class LineReader:
-    """Iterate the complete lines of ``path`` from ``offset`` (newline stripped, blank skipped).
+    """Iterate the complete lines of ``path`` from ``offset`` (newline stripped unless
+    ``keep_line_endings``, blank skipped).
 
     ``bytes_read`` counts raw bytes taken from the file; ``end_offset`` is the offset just past
     the last complete line seen (in decompressed bytes for ``.zst``).
     """
 
     def __init__(
-        self, path: Path, offset: int = 0, *, parser_repairs_surrogates: bool = False
+        self,
+        path: Path,
+        offset: int = 0,
+        *,
+        parser_repairs_surrogates: bool = False,
+        keep_line_endings: bool = False,
     ) -> None:
         self.path = path
         self._repair = valid_utf8 if parser_repairs_surrogates else tolerant_line
+        self._cut = None if keep_line_endings else -1
         self.start_offset = 0 if is_compressed(path) else offset
         self.end_offset = self.start_offset
         self.line_start = self.start_offset
@@ -66,7 +76,7 @@ class LineReader:
             stream = self._stream(raw)
             compressed = stream is not raw
             end = self.end_offset
-            repair = self._repair
+            repair, cut = self._repair, self._cut
             try:
                 for line in stream:
                     if line[-1:] != b"\n":
@@ -75,7 +85,7 @@ class LineReader:
                     end += len(line)
                     if line[:1] == b"{" or line.strip():
                         self.line_start = start
-                        yield repair(line[:-1])
+                        yield repair(line[:cut])  # [:None] is the line itself
             finally:
                 self.end_offset = end
             if compressed:

@@ -58,6 +58,7 @@ def _usage(raw: r.TokenUsage | None) -> Usage | None:
 
 class ClaudeProjector(TurnProjector):
     repairs_lone_surrogates = True  # msgspec refuses them; feed() repairs and decodes again
+    accepts_line_endings = True  # every line goes to a msgspec decoder only
 
     def __init__(self, *, child: bool = False, load_child: ChildLoader | None = None) -> None:
         super().__init__()

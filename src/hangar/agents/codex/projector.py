@@ -66,6 +66,7 @@ _IGNORED_EVENTS = frozenset(
 
 class CodexProjector(TurnProjector):
     repairs_lone_surrogates = True  # msgspec refuses them; feed() repairs and decodes again
+    accepts_line_endings = True  # every line goes to a msgspec decoder only
 
     def __init__(
         self,
