@@ -78,8 +78,7 @@ def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         )
     else:
         conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.row_factory = sqlite3.Row  # timeout=10 is SQLite's busy timeout (10000 ms)
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 

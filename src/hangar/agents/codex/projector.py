@@ -176,16 +176,10 @@ class CodexProjector(TurnProjector):
         if timestamp:
             self.first_timestamp = self.first_timestamp or timestamp
             self.last_timestamp = timestamp
-        if isinstance(typed, r.ResponseItemLine):
-            self._response_item(typed.payload)
-        elif isinstance(typed, r.EventLine):
-            self._event(typed.payload)
-        elif isinstance(typed, r.SessionMetaLine):
-            self._session_meta(typed.payload)
-        elif isinstance(typed, r.TurnContextLine):
-            self._turn_context(typed.payload)
-        else:
-            self._add_entry(Entry("compaction", CompactionBlock(text=typed.payload.message)))
+        _LINE_HANDLERS[type(typed)](self, typed.payload)
+
+    def _compacted(self, compacted: r.Compacted) -> None:
+        self._add_entry(Entry("compaction", CompactionBlock(text=compacted.message)))
 
     def _feed_loose(self, line: bytes) -> None:
         """The slow path: classify a line the typed decoder rejected."""
@@ -212,8 +206,7 @@ class CodexProjector(TurnProjector):
             elif kind == "turn_context":
                 self._turn_context(r.TURN_CONTEXT.decode(envelope.payload))
             elif kind == "compacted":
-                message = r.COMPACTED.decode(envelope.payload).message
-                self._add_entry(Entry("compaction", CompactionBlock(text=message)))
+                self._compacted(r.COMPACTED.decode(envelope.payload))
             elif kind is None and envelope.role in ("user", "assistant"):
                 self._loose_message(envelope.role, envelope.content)
             else:
@@ -678,6 +671,15 @@ _EVENT_HANDLERS = {
     "view_image_tool_call": CodexProjector._view_image,
     "context_compacted": CodexProjector._compacted_event,
 }
+
+_LINE_HANDLERS: dict[type, Callable[[CodexProjector, Any], None]] = {
+    r.ResponseItemLine: CodexProjector._response_item,
+    r.EventLine: CodexProjector._event,
+    r.SessionMetaLine: CodexProjector._session_meta,
+    r.TurnContextLine: CodexProjector._turn_context,
+    r.CompactedLine: CodexProjector._compacted,
+}
+"""The typed line kinds (:data:`~hangar.agents.codex.records.TypedLine`) by class."""
 
 
 def read_child(path: Path) -> list[Message]:
