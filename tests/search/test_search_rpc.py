@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hangar.errors import UsageError
+from hangar.executor import search_index
 from hangar.executor.service import Executor
 
 from .conftest import install_codex_fixture
@@ -306,10 +307,13 @@ def test_rename_is_searchable_and_moves_updated_at(executor: Executor, claude_ho
         executor.handle("runtime.tasks.rename", {"localTaskId": task["localTaskId"], "title": " "})
 
 
+@pytest.mark.parametrize("batch_bytes", [search_index.BATCH_BYTES, 1])
 def test_parallel_first_build_equals_the_sequential_one(
-    executor: Executor, claude_home: Path
+    executor: Executor, claude_home: Path, monkeypatch: pytest.MonkeyPatch, batch_bytes: int
 ) -> None:
-    """A first build parsed in worker processes stores the same rows as one in-process."""
+    """A first build parsed in worker processes stores the same rows as one in-process, its
+    sessions written in one transaction or each in its own."""
+    monkeypatch.setattr(search_index, "BATCH_BYTES", batch_bytes)
     paths = [
         claude_session(
             claude_home,
