@@ -759,6 +759,16 @@ def main() -> None:
         big.unlink()
         results["list_2000_sessions"] = _run_child(["--child-list", str(folder / "list")])
     print(json.dumps(results, indent=2 if not args.json else None))
+    missed = [
+        f"{name}.{target}"
+        for name, figures in results.items()
+        if isinstance(figures, dict)
+        for target, met in figures.get("targets", {}).items()
+        if met is False
+    ]
+    if missed:
+        print(f"targets missed: {', '.join(missed)}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
