@@ -44,6 +44,21 @@ def test_executor_db_search_index_keeps_its_build_settings(tmp_path: Path) -> No
     db.close()
 
 
+def test_executor_db_reopened_out_of_wal_mode_is_put_back(tmp_path: Path) -> None:
+    """A database with every migration but another journal mode (copied, or opened by a tool
+    that changed it) is not taken as current: the open puts it back in WAL mode."""
+    path = tmp_path / "executor.db"
+    ExecutorDatabase(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
+    conn.close()
+    db = ExecutorDatabase(path)
+    assert db.read().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with db.write() as writer:
+        writer.execute("INSERT INTO usage_files(cache_key, body) VALUES ('k', x'00')")
+    db.close()
+
+
 def test_executor_db_reopen_applies_nothing(tmp_path: Path) -> None:
     path = tmp_path / "executor.db"
     ExecutorDatabase(path).close()

@@ -84,54 +84,79 @@ def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 
 class ExecutorDatabase:
-    """The executor's database; open once per process."""
+    """The executor's database; open once per process.
+
+    Opening an up-to-date database (WAL, every migration applied) costs one connection, the
+    opening thread's reader: the writer connection is opened by the first write, so a command
+    that only reads (``hangar tasks show``) never opens it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            create_private_file(path)  # SQLite gives -wal/-shm the database's mode
-            self._writer = _connect(path)
-            mode = self._writer.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            self._writer.execute("PRAGMA synchronous = NORMAL")
-        except sqlite3.DatabaseError as exc:
-            raise DatabaseError(path=str(path), problem=str(exc)) from None
-        if str(mode).lower() != "wal":
-            raise DatabaseError(path=str(path), problem=f"cannot enable WAL (got {mode})")
         self._lock = threading.RLock()
         self._local = threading.local()
+        self._writer_conn: sqlite3.Connection | None = None
+        self._closed = False
+        try:
+            create_private_file(path)  # SQLite gives -wal/-shm the database's mode
+            conn = _connect(path)
+            current = _is_current(conn)
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseError(path=str(path), problem=str(exc)) from None
+        if current:
+            self._local.conn = conn
+            return
+        conn.close()
         self.migrate()
+
+    @property
+    def _writer(self) -> sqlite3.Connection:
+        """The one writer connection, opened on first use (call with ``_lock`` held); after
+        :meth:`close` it is gone for good, as a closed connection is."""
+        if self._closed:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        if self._writer_conn is None:
+            try:
+                conn = _connect(self.path)
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                conn.execute("PRAGMA synchronous = NORMAL")
+            except sqlite3.DatabaseError as exc:
+                raise DatabaseError(path=str(self.path), problem=str(exc)) from None
+            if str(mode).lower() != "wal":
+                conn.close()
+                raise DatabaseError(path=str(self.path), problem=f"cannot enable WAL (got {mode})")
+            self._writer_conn = conn
+        return self._writer_conn
 
     def migrate(self) -> list[int]:
         """Apply every migration not yet recorded; returns the numbers applied."""
         applied: list[int] = []
         with self._lock:
+            writer = self._writer
             try:
-                self._writer.execute(
+                writer.execute(
                     "CREATE TABLE IF NOT EXISTS schema_migrations ("
                     " number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
                     " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
                 )
-                done = {
-                    row[0] for row in self._writer.execute("SELECT number FROM schema_migrations")
-                }
-                if done and len(done) == max(done) == _latest_number():
-                    return applied  # up to date (numbers 1..n without a gap, n the newest)
+                done = {row[0] for row in writer.execute("SELECT number FROM schema_migrations")}
+                if _up_to_date(done):
+                    return applied
                 for number, entry in _numbered_files():
                     if number in done:
                         continue
                     migration = _migration(number, entry)
-                    self._writer.execute("BEGIN IMMEDIATE")
+                    writer.execute("BEGIN IMMEDIATE")
                     try:
                         for statement in _split_sql(migration.sql):
-                            self._writer.execute(statement)
-                        self._writer.execute(
+                            writer.execute(statement)
+                        writer.execute(
                             "INSERT INTO schema_migrations(number, name) VALUES (?, ?)",
                             (migration.number, migration.name),
                         )
-                        self._writer.execute("COMMIT")
+                        writer.execute("COMMIT")
                     except BaseException:
-                        self._writer.execute("ROLLBACK")
+                        writer.execute("ROLLBACK")
                         raise
                     applied.append(migration.number)
             except sqlite3.DatabaseError as exc:
@@ -141,20 +166,21 @@ class ExecutorDatabase:
         return applied
 
     def schema_version(self) -> int:
-        row = self._writer.execute("SELECT max(number) FROM schema_migrations").fetchone()
+        row = self.read().execute("SELECT max(number) FROM schema_migrations").fetchone()
         return int(row[0] or 0)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction on the single writer connection."""
         with self._lock:
-            self._writer.execute("BEGIN IMMEDIATE")
+            writer = self._writer
+            writer.execute("BEGIN IMMEDIATE")
             try:
-                yield self._writer
+                yield writer
             except BaseException:
-                self._writer.execute("ROLLBACK")
+                writer.execute("ROLLBACK")
                 raise
-            self._writer.execute("COMMIT")
+            writer.execute("COMMIT")
 
     def read(self) -> sqlite3.Connection:
         """A read connection for the current thread (WAL: never blocks the writer)."""
@@ -166,11 +192,31 @@ class ExecutorDatabase:
 
     def close(self) -> None:
         with self._lock:
-            self._writer.close()
+            self._closed = True
+            if self._writer_conn is not None:
+                self._writer_conn.close()
+                self._writer_conn = None
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def _up_to_date(done: set[int]) -> bool:
+    """Whether the recorded migration numbers are 1..n without a gap, n the newest shipped."""
+    return bool(done) and len(done) == max(done) == _latest_number()
+
+
+def _is_current(conn: sqlite3.Connection) -> bool:
+    """Whether the database behind ``conn`` is in WAL mode with every migration applied
+    (read-only checks: a new or older database answers ``False``)."""
+    if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+        return False
+    try:
+        done = {row[0] for row in conn.execute("SELECT number FROM schema_migrations")}
+    except sqlite3.OperationalError:
+        return False  # no such table: a new database
+    return _up_to_date(done)
 
 
 def _split_sql(script: str) -> list[str]:
