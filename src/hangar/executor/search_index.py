@@ -326,13 +326,13 @@ class SearchIndexer:
         store = self.stores.get(row["runtime"])
         source = self._source(row)
         if store is None or source is None:
-            self._write(task_id, title, "", None, [], error="no reader for this task")
+            self._record_error(task_id, title, "", "no reader for this task")
             return False
         try:
             parses = self.engine.stats.full_parses
             entry = self.engine.read(task_id, store, source)
         except (OSError, ValueError, TypeError) as exc:
-            self._write(task_id, title, row["indexed_signature"] or "", None, [], error=str(exc))
+            self._record_error(task_id, title, row["indexed_signature"] or "", str(exc))
             return False
         if self.on_parse is not None and self.engine.stats.full_parses != parses:
             self.on_parse(task_id, entry.summary, entry.signature)
@@ -372,7 +372,9 @@ class SearchIndexer:
         if len(self._seen) > self._seen_capacity:
             self._seen.pop(next(iter(self._seen)))
         rows = index_rows(entry.messages[start:])
-        self._write(task_id, title, entry.signature.encode(), start, rows, offset=entry.offset)
+        with self.db.write() as conn:
+            signature = entry.signature.encode()
+            _write_rows(conn, task_id, title, signature, start, rows, offset=entry.offset)
 
     @staticmethod
     def _source(row: sqlite3.Row) -> SessionSource | None:
@@ -386,18 +388,10 @@ class SearchIndexer:
             workspace_path=row["workspace_path"],
         )
 
-    def _write(
-        self,
-        task_id: str,
-        title: str,
-        signature: str,
-        start: int | None,
-        rows: list[Row],
-        error: str | None = None,
-        offset: int = 0,
-    ) -> None:
+    def _record_error(self, task_id: str, title: str, signature: str, error: str) -> None:
+        """Keep only the task's title row and record why its source was not indexed."""
         with self.db.write() as conn:
-            _write_rows(conn, task_id, title, signature, start, rows, error=error, offset=offset)
+            _write_rows(conn, task_id, title, signature, None, [], error=error)
 
     def forget(self, task_id: str) -> None:
         """Remove a task from the index (after a delete)."""
