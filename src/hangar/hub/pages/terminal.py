@@ -56,6 +56,8 @@ OPEN_TIMEOUT = 10.0
 MAX_FRAME = 256 * 1024
 SETTLE = 1.0
 REPORT_EVERY = term.FLOW_WINDOW // 4
+DRAIN_SECONDS = 5.0
+"""How long the frames a page sent before it left may take to be carried out."""
 """The socket tells the device what it took each time this many more bytes went out."""
 """Seconds of quiet after output before the socket checks it missed nothing at the end."""
 
@@ -170,22 +172,32 @@ async def _serve(ctx: HubContext, ws: WebSocket) -> None:
         await pump.replay()
         if not info.running:
             await ws.send_json({"type": "exit", "exitCode": info.exit_code})
-        await _run_both(pump.forward(), _client_frames(ws, link, info.terminal_id), flow.run())
+        await _run_both(_client_frames(ws, link, info.terminal_id), pump.forward(), flow.run())
     finally:
         ctx.terminals.unsubscribe(stream)
         await flow.release()
 
 
-async def _run_both(*jobs: Any) -> None:
-    """Run until either side ends (the page left, or the client asked to close)."""
-    tasks = [asyncio.ensure_future(job) for job in jobs]
+async def _run_both(client: Any, *others: Any) -> None:
+    """Run until either side ends (the page left, or the client asked to close).
+
+    A page that types and leaves at once may be seen leaving by the output side first (a
+    send to it fails) while the frames it sent before its close still wait to be read: the
+    client side then goes on until it meets the close, for at most :data:`DRAIN_SECONDS`,
+    so input typed right before leaving still reaches the shell."""
+    reader = asyncio.ensure_future(client)
+    tasks = [reader, *(asyncio.ensure_future(job) for job in others)]
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        left = False
         for task in done:
             if not task.cancelled() and task.exception() is not None:
                 exc = task.exception()
                 if not isinstance(exc, WebSocketDisconnect):
                     raise exc
+                left = True
+        if left and not reader.done():
+            await asyncio.wait([reader], timeout=DRAIN_SECONDS)
     finally:
         for task in tasks:
             task.cancel()
