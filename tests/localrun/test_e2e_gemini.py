@@ -210,7 +210,9 @@ def test_gemini_clear_and_resume_inside_the_run_follow_exactly_the_run_s_session
     wait_until(lambda: count(hub, run["id"], "user_input", 2), 60, "the new session's input",
                detail=diagnose)  # fmt: skip
     foreign("hello again from elsewhere")
-    type_like_a_person(term, "/resume", r"/resume")
+    # Enter only once the command menu shows /resume itself: under load Ink's menu can lag
+    # behind the echo, and an Enter then takes the menu's highlighted entry instead.
+    type_like_a_person(term, "/resume", r"Browse auto-saved conversations")
     wait_screen(term, r"Chat Sessions \(4 total\)", 60)  # the browser lists the sessions
     term.send("/")
     wait_screen(term, r"Esc to cancel", 30)
