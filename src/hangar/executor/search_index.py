@@ -372,8 +372,8 @@ class SearchIndexer:
         if len(self._seen) > self._seen_capacity:
             self._seen.pop(next(iter(self._seen)))
         rows = index_rows(entry.messages[start:])
+        signature = entry.signature.encode()
         with self.db.write() as conn:
-            signature = entry.signature.encode()
             _write_rows(conn, task_id, title, signature, start, rows, offset=entry.offset)
 
     @staticmethod
