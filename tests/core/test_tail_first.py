@@ -10,9 +10,10 @@ import pytest
 
 from hangar.executor.service import Executor
 from hangar.transcripts.engine import TranscriptEngine
+from hangar.transcripts.table_store import MemoryTableStore
 from hangar.transcripts.tail import TurnTables
 
-from .helpers import check_every_tail, source, store
+from .helpers import check_every_tail, line, source, store
 from .test_executor_tasks import write_rollout
 from .test_transcript_engine import codex_turn
 
@@ -69,6 +70,36 @@ def test_rewritten_file_drops_its_table(tmp_path: Path) -> None:
     entry = engine.read("k", agent, source("codex", path), tail_messages=2)
     assert entry.base == 0 and engine.stats.tail_parses == 0
     assert entry.messages[0].content == "request 20"
+
+
+def test_a_resumed_codex_read_keeps_what_earlier_turns_reported(tmp_path: Path) -> None:
+    """The last turns alone name no model and report no tokens: a tail-first open gets the
+    model, context window and context usage from the turn it resumed at (the stored carry),
+    as a full parse does."""
+    usage = line({"type": "event_msg", "payload": {"type": "token_count", "info": {
+        "total_token_usage": {"total_tokens": 4200},
+        "last_token_usage": {"input_tokens": 900, "output_tokens": 100, "total_tokens": 1000},
+        "model_context_window": 272000}}})  # fmt: skip
+    context = line({"type": "turn_context", "payload": {"turn_id": "t1", "model": "gpt-5"}})
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(
+        context
+        + codex_turn(1)
+        + usage
+        + b"".join(codex_turn(n, output="y" * 10_000) for n in range(2, 30))
+    )  # past PERSIST_MIN_BYTES: the table is stored
+    kept = MemoryTableStore()
+    agent = store("codex", tmp_path)
+    whole = TranscriptEngine(tables=TurnTables(store=kept)).read("k", agent, source("codex", path))
+    assert kept.bodies  # the next engine reads the carries in their stored form
+    engine = TranscriptEngine(tables=TurnTables(store=kept))
+    entry = engine.read("k", agent, source("codex", path), tail_messages=2)
+    assert engine.stats.tail_parses == 1 and entry.base == whole.total - 2
+    assert entry.summary.context_usage is not None
+    assert entry.summary.context_usage.total_tokens == 4200
+    assert entry.summary.context_usage.model_context_window == 272000
+    assert entry.summary.context_usage == whole.summary.context_usage
+    assert entry.summary.model == whole.summary.model == "gpt-5"
 
 
 def test_executor_serves_known_tasks_tail_first(isolated_home: Path) -> None:

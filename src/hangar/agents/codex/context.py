@@ -27,7 +27,13 @@ _INJECTED_TAGS = (
     "world_state",
     "user_shell_command_output",
 )
-_INJECTED_PREFIXES = ("# AGENTS.md instructions", "# agents.md instructions", "<INSTRUCTIONS>")
+_INJECTED_PREFIXES = (
+    "# AGENTS.md instructions",
+    "# agents.md instructions",
+    "<INSTRUCTIONS>",
+    # An injected tag opens the text: ``<environment_context>`` or ``<permissions mode=…>``.
+    *(f"<{tag}{after}" for tag in _INJECTED_TAGS for after in " >"),
+)
 _APP_CONTEXT = re.compile(r"^\s*<application_context>.*?</application_context>\s*", re.S)
 _FILES_HEADER = "# Files mentioned by the user:"
 _REQUEST_HEADER = "## My request for Codex:"
@@ -46,14 +52,7 @@ class VisibleRequest:
 
 
 def _is_injected(text: str) -> bool:
-    stripped = text.lstrip()
-    if stripped.startswith(_INJECTED_PREFIXES):
-        return True
-    if stripped.startswith("<"):
-        match = re.match(r"<([a-zA-Z_][\w -]*?)[ >]", stripped)
-        if match and match.group(1).split()[0] in _INJECTED_TAGS:
-            return True
-    return False
+    return text.lstrip().startswith(_INJECTED_PREFIXES)
 
 
 def visible_request(text: str) -> VisibleRequest | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import msgspec
 
@@ -114,10 +114,7 @@ class CodexProjector(TurnProjector):
         model, window = carry.get("model"), carry.get("contextWindow")
         self.model = model if isinstance(model, str) else None
         self.context_window = window if isinstance(window, int) else None
-        try:
-            self.context_usage = msgspec.convert(carry.get("contextUsage"), ContextUsage | None)
-        except msgspec.ValidationError:
-            self.context_usage = None
+        self.context_usage = _carried_usage(carry.get("contextUsage"))
         ids = carry.get("ids")
         if isinstance(ids, list) and len(ids) == 3:
             calls, patches, images = ids
@@ -133,17 +130,14 @@ class CodexProjector(TurnProjector):
         return f"{prefix}-{self._ids.calls + len(self.calls)}"
 
     # ----------------------------------------------------------------- turns
-    def _current(self) -> int:
-        if not self.turns:
-            self._new_turn(None, explicit=False)
-        return len(self.turns) - 1
-
     def _turn(self) -> CodexTurn:
-        position = self._current()
+        """The last turn (an implicit one if there is none yet), touched."""
+        turns = self.turns
+        if not turns:
+            self._new_turn(None, explicit=False)
+        position = len(turns) - 1
         self.touch(position)
-        turn = self.turns[position]
-        assert isinstance(turn, CodexTurn)
-        return turn
+        return cast(CodexTurn, turns[position])
 
     def _new_turn(self, turn_id: str | None, *, explicit: bool) -> CodexTurn:
         turn = CodexTurn(
@@ -643,6 +637,23 @@ class CodexProjector(TurnProjector):
             context_usage=self.context_usage,
             skipped=dict(self.skipped),
         )
+
+
+def _carried_usage(value: object) -> ContextUsage | None:
+    """The context usage :meth:`CodexProjector.carry` wrote (its ``to_builtins`` form: camel
+    keys, defaults left out), read by hand: ``msgspec.convert`` would first build the type's
+    decoder, a tenth of a millisecond of a restart's first page."""
+    if not isinstance(value, dict):
+        return None
+    total, last = value.get("totalTokens", 0), value.get("lastTokens", 0)
+    window = value.get("modelContextWindow")
+    if not (_is_int(total) and _is_int(last) and (window is None or _is_int(window))):
+        return None
+    return ContextUsage(total_tokens=total, last_tokens=last, model_context_window=window)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class _IdCounts(NamedTuple):
