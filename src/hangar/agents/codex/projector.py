@@ -320,7 +320,7 @@ class CodexProjector(TurnProjector):
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._tool_call(item)
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            self._tool_output(text_or_none(item.call_id), raw_value(item.output))
+            self._tool_output(text_or_none(item.call_id), item.output)
         elif kind == "web_search_call":
             call_id = item.id or f"{self._turn().turn_id}:web:{len(self._turn().entries)}"
             done = item.status in (None, "completed")

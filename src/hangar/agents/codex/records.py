@@ -1,8 +1,10 @@
 """Typed views of Codex rollout lines, decoded with ``msgspec``.
 
 Only the fields hangar uses are declared; everything else in a record is skipped by the
-decoder without building Python objects. Large strings that are often not needed (tool
-output, command output) are declared ``msgspec.Raw`` and decoded on demand.
+decoder without building Python objects. Large strings that are often not needed (the
+command output an ``exec_command_end`` repeats after the call's own output) are declared
+``msgspec.Raw`` and decoded on demand; a function call's output is always shown, so it is
+decoded in the same pass as its line (a ``Raw`` would scan it twice).
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ class ResponseItem(msgspec.Struct):
     namespace: str | None = None
     arguments: msgspec.Raw = RAW_NULL
     call_id: Any = None
-    output: msgspec.Raw = RAW_NULL
+    output: Any = None
     input: Any = None
     status: Any = None
     action: Any = None
