@@ -21,6 +21,11 @@ Per 61 MB file:
   is a json pass in a fresh process run right after each open; ``restart_bytes_read``;
 * ``restart_after_append`` — the same after one turn was appended: bytes read against the
   appended bytes plus what the restart open read before;
+* ``first_look_s`` — what the web UI shows first of a session its device has never read
+  (``runtime.tasks.glance`` on a fresh executor home: the last turns from the file's end,
+  ``first_look_settled`` false), in a fresh process against the same fresh-process json pass
+  as the restart figure (target ≤ 0.5 ×); ``exact_after_look_s`` is the exact page the UI
+  asks for next (the full parse);
 * ``switch_s`` (cached, another page), ``append_s`` (one appended line, then refresh),
   ``full_index_s`` (a full parse with turn table), ``peak_rss_mb`` of the engine child.
 
@@ -36,8 +41,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -539,6 +546,38 @@ def child_restart(path: Path, kind: str, db_path: Path) -> dict[str, object]:
     }
 
 
+def child_first_look(path: Path, kind: str, folder: Path) -> dict[str, object]:
+    """A fresh executor home whose agent home holds ``path`` (hard-linked): list, then the
+    first look the web UI asks for and the exact page after it (imports excluded)."""
+    from hangar.executor.service import Executor
+
+    home = folder / "home"
+    if kind == "codex":
+        name = "rollout-2026-05-11T00-00-00-019e0000-0000-7000-8000-00000000b001.jsonl"
+        target = home / ".codex" / "sessions" / "2026" / "05" / "11" / name
+    else:
+        target = (
+            home / ".claude" / "projects" / "-w-p" / "0b0b0b0b-0000-4000-8000-000000000001.jsonl"
+        )
+    target.parent.mkdir(parents=True)
+    os.link(path, target)
+    executor = Executor.open({"HOME": str(home), "HANGAR_HOME": str(folder / "hangar")})
+    (task,) = executor.list_tasks()
+    start = time.perf_counter()
+    _, look = executor.first_look(task.local_task_id, limit=50)
+    looked = time.perf_counter()
+    _, exact = executor.transcript(task.local_task_id, limit=50)
+    done = time.perf_counter()
+    executor.close()
+    shown = [m.content for m in look.messages[-50:]]
+    return {
+        "seconds": looked - start,
+        "exact_seconds": done - looked,
+        "settled": look.settled,
+        "matches_exact": shown == [m.content for m in exact.messages],
+    }
+
+
 def child_raw(path: Path) -> dict[str, object]:
     """One ``json.loads`` pass in a fresh process (the restart figure's baseline)."""
     start = time.perf_counter()
@@ -642,6 +681,12 @@ def measure(path: Path, kind: str, folder: Path) -> dict[str, Any]:
     restart_s = statistics.median(float(r["seconds"]) for r in restarts)
     restart_raw = statistics.median(raws)
     restart_bytes = int(restarts[0]["bytes_read"])
+    looks = []
+    for number in range(REPEAT):
+        home = folder / f"{kind}-look-{number}"
+        looks.append(_run_child(["--child-first-look", str(path), kind, str(home)]))
+        shutil.rmtree(home)
+    look_s = statistics.median(float(r["seconds"]) for r in looks)
     with path.open("ab") as handle:
         added = handle.write(b"".join(json.dumps(r).encode() + b"\n" for r in _turn(kind)))
     appended = _run_child(["--child-restart", str(path), kind, str(db)])
@@ -662,10 +707,16 @@ def measure(path: Path, kind: str, folder: Path) -> dict[str, Any]:
             "bytes_read": appended["bytes_read"],
             "tail_first": appended["tail_first"],
         },
+        "first_look_s": look_s,
+        "first_look_x": _ratio(look_s, restart_raw),
+        "first_look_settled": any(bool(r["settled"]) for r in looks),
+        "exact_after_look_s": statistics.median(float(r["exact_seconds"]) for r in looks),
     }
     result["targets"] = {
         "first_content_le_half_raw": float(engine["first_content_s"]) <= 0.5 * raw,
         "first_page_restart_le_5pct_raw": restart_s <= 0.05 * restart_raw,
+        "first_look_le_half_raw": look_s <= 0.5 * restart_raw,
+        "first_look_matches_exact_page": all(bool(r["matches_exact"]) for r in looks),
         "restart_tail_first": all(bool(r["tail_first"]) for r in restarts),
         "restart_after_append_reads_last_turns_and_new_bytes": bool(appended["tail_first"])
         and int(appended["bytes_read"]) <= restart_bytes + added,
@@ -713,6 +764,7 @@ def main() -> None:
     parser.add_argument("--child-index", nargs=3)
     parser.add_argument("--child-restart", nargs=3)
     parser.add_argument("--child-open-big", nargs=3)
+    parser.add_argument("--child-first-look", nargs=3)
     parser.add_argument("--child-raw")
     parser.add_argument("--child-big-content", nargs=2)
     parser.add_argument("--child-peak", nargs=argparse.REMAINDER)
@@ -738,6 +790,9 @@ def main() -> None:
     if args.child_big_content:
         path, kind = args.child_big_content
         children["content"] = lambda: child_big_content(Path(path), kind)
+    if args.child_first_look:
+        path, kind, home = args.child_first_look
+        children["look"] = lambda: child_first_look(Path(path), kind, Path(home))
     if args.child_raw:
         children["raw"] = lambda: child_raw(Path(args.child_raw))
     if args.child_list:

@@ -124,3 +124,32 @@ def test_executor_serves_known_tasks_tail_first(isolated_home: Path) -> None:
     fresh.handle("runtime.tasks.list", {})
     whole = fresh.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 60})
     assert whole["messages"][50:60] == older["messages"] + first["messages"]
+
+
+def test_a_never_read_task_is_shown_from_its_end_first(isolated_home: Path) -> None:
+    """DESIGN §7: the first look at a long task this device has not read yet comes from the
+    file's last bytes, not settled (no cursor, indexes from its first message); the exact
+    page that follows has the same messages at their final indexes, and from then on the
+    first look is that exact page."""
+    path = write_rollout(isolated_home, turns=2)
+    path.write_bytes(
+        path.read_bytes() + b"".join(codex_turn(n, output="z" * 40_000) for n in range(3, 80))
+    )  # 3 MB: more than the glance's first window
+    executor = Executor.open()
+    task_id = executor.handle("runtime.tasks.list", {})["tasks"][0]["localTaskId"]
+    look = executor.handle("runtime.tasks.glance", {"localTaskId": task_id, "limit": 6})
+    assert look["settled"] is False and look["hasMore"] and "beforeCursor" not in look
+    assert executor.engine.stats.full_parses == 0 and executor.engine.stats.bytes_read == 0
+    assert look["totalMessages"] == len(look["messages"]) >= 6
+    assert [m["index"] for m in look["messages"]] == list(range(len(look["messages"])))
+    exact = executor.handle("runtime.tasks.transcript", {"localTaskId": task_id, "limit": 6})
+    assert "settled" not in exact and exact["totalMessages"] == 158
+    assert [m["index"] for m in exact["messages"]] == list(range(152, 158))
+
+    def without_index(messages: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in m.items() if k != "index"} for m in messages]
+
+    assert without_index(look["messages"][-6:]) == without_index(exact["messages"])
+    assert exact["messages"][-1]["content"] == "answer 79"
+    again = executor.handle("runtime.tasks.glance", {"localTaskId": task_id, "limit": 6})
+    assert again == exact

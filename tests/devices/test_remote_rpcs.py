@@ -218,6 +218,8 @@ def _every_method(remote: Callable[..., Any]) -> None:
     first, second = by_title["Check the harbor lights"], by_title["List the tools"]
     page = remote(m.TASKS_TRANSCRIPT.name, t.TranscriptRequest(local_task_id=first), same=True)
     assert [msg.content for msg in page.messages][-1] == "The harbor lights are fine."
+    look = remote(m.TASKS_GLANCE.name, t.GlanceRequest(local_task_id=first), same=True)
+    assert look.settled and _plain(look.messages) == _plain(page.messages)  # a file it read
     mapped = remote(
         m.TASKS_RUN_MESSAGES.name, rl.RunMessagesRequest(local_task_id=first), same=True
     )

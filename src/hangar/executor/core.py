@@ -34,6 +34,7 @@ from hangar.paths import Env
 from hangar.private_files import secure_home
 from hangar.settings import Settings, load_settings
 from hangar.transcripts.engine import CachedTranscript, TranscriptEngine
+from hangar.transcripts.glance import glance
 from hangar.transcripts.paging import (
     DEFAULT_LIMIT,
     check_limit,
@@ -407,6 +408,31 @@ class ExecutorCore:
             result.earlier_checklist = earlier_checklist(entry.messages, entry.base)
         return task, result
 
+    def first_look(
+        self, local_task_id: str, *, limit: int = DEFAULT_LIMIT
+    ) -> tuple[LocalTask, Transcript]:
+        """What to show first of a task: its exact first page when this device knows the
+        file (:meth:`TranscriptEngine.knows`), else a glance at the file's last turns
+        (``settled`` false: indexes count from the first of them), read from its end without
+        waiting for the full parse that the next :meth:`transcript` makes (DESIGN §7)."""
+        check_limit(limit)
+        found = None if self.engine.knows(local_task_id) else self._source(local_task_id)
+        look = None
+        if found is not None:
+            store, source = found
+            with contextlib.suppress(OSError):  # gone or unreadable: the page says which
+                look = glance(store, source, limit)
+        if look is None or look.settled:
+            return self.transcript(local_task_id, limit=limit)
+        return self.index.get(local_task_id), Transcript(
+            messages=look.messages,
+            total_messages=len(look.messages),
+            has_more=bool(look.offset),
+            checklist=look.checklist,
+            context_usage=look.context_usage,
+            settled=False,
+        )
+
     def _transcript_around(
         self, local_task_id: str, client_id: str, limit: int, refresh: bool
     ) -> tuple[LocalTask, Transcript]:
@@ -511,19 +537,10 @@ class ExecutorCore:
     ) -> CachedTranscript | None:
         """The task's parsed transcript, recording what it learned in the index; ``None``
         (and the task marked missing) when its file is gone."""
-        row = self.index.row(local_task_id)
-        store = self.stores.get(row["runtime"])
-        if store is None:
-            raise NotFoundError(kind="runtime", key=row["runtime"])
-        if not row["source_path"]:
+        found = self._source(local_task_id)
+        if found is None:
             return None  # a task being created: the agent has written nothing yet
-
-        source = SessionSource(
-            runtime=row["runtime"],
-            session_id=row["session_key"],
-            path=Path(row["source_path"]),
-            runtime_handle=json.loads(row["runtime_handle"]),
-        )
+        store, source = found
         try:
             entry = engine.read(
                 local_task_id,
@@ -543,6 +560,23 @@ class ExecutorCore:
             return entry  # a tail-first read knows only its last turns: learn nothing
         self.learn(local_task_id, entry.summary, entry.signature)
         return entry
+
+    def _source(self, local_task_id: str) -> tuple[AgentStore, SessionSource] | None:
+        """The task's agent store and session file, ``None`` while the agent has written
+        nothing yet (a task being created)."""
+        row = self.index.row(local_task_id)
+        store = self.stores.get(row["runtime"])
+        if store is None:
+            raise NotFoundError(kind="runtime", key=row["runtime"])
+        if not row["source_path"]:
+            return None
+        source = SessionSource(
+            runtime=row["runtime"],
+            session_id=row["session_key"],
+            path=Path(row["source_path"]),
+            runtime_handle=json.loads(row["runtime_handle"]),
+        )
+        return store, source
 
     def learn(self, local_task_id: str, summary: SessionSummary, sig: FileSignature) -> None:
         """Record what a full read of the task's file (at signature ``sig``) learned, unless

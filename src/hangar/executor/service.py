@@ -23,7 +23,11 @@ from hangar.protocol.codec import InvalidRequest, decode, to_json
 from hangar.protocol.methods import METHODS
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "hangar.executor.rpc_tasks": (m.TASKS_LIST.name, m.TASKS_TRANSCRIPT.name),
+    "hangar.executor.rpc_tasks": (
+        m.TASKS_LIST.name,
+        m.TASKS_TRANSCRIPT.name,
+        m.TASKS_GLANCE.name,
+    ),
     "hangar.executor.rpc_search": (m.TASKS_SEARCH.name, m.INDEX_RUN.name, m.INDEX_STATUS.name),
     "hangar.executor.rpc_archive": (
         m.TASKS_RENAME.name,

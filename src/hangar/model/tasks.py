@@ -68,3 +68,8 @@ class Transcript(msgspec.Struct, rename="camel", omit_defaults=True):
     earlier_checklist: EarlierChecklist | None = None
     around_index: int | None = None
     """The index of the user message an ``aroundClientUserMessageId`` request asked for."""
+    settled: bool = True
+    """False for a first look at a file the device has not read yet (``runtime.tasks.glance``):
+    its last turns from the file's end, ``index`` counted from the first of them and
+    ``totalMessages`` only theirs. The exact page (a ``runtime.tasks.transcript``) replaces
+    it."""

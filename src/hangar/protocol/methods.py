@@ -37,6 +37,7 @@ JsonObject = dict[str, Any]
 
 TASKS_LIST = Method("runtime.tasks.list", t.ListTasks, t.TaskList)
 TASKS_TRANSCRIPT = Method("runtime.tasks.transcript", t.TranscriptRequest, t.TranscriptPage)
+TASKS_GLANCE = Method("runtime.tasks.glance", t.GlanceRequest, t.TranscriptPage)
 TASKS_SEARCH = Method("runtime.tasks.search", t.SearchRequest, t.SearchResults)
 TASKS_RENAME = Method("runtime.tasks.rename", t.RenameRequest, t.Renamed)
 TASKS_ARCHIVE = Method("runtime.tasks.archive", t.TaskRef, t.ArchiveResult)
@@ -114,6 +115,7 @@ FILES_STATUS = Method("runtime.files.status", fl.WorkspaceRef, fl.GitStatus)
 METHODS: dict[str, Method] = _methods(
     TASKS_LIST,
     TASKS_TRANSCRIPT,
+    TASKS_GLANCE,
     TASKS_SEARCH,
     TASKS_RENAME,
     TASKS_ARCHIVE,

@@ -60,6 +60,14 @@ class TranscriptRequest(TaskRef):
     returned as ``aroundIndex``), instead of a page by position; not with ``beforeCursor``."""
 
 
+class GlanceRequest(TaskRef):
+    """The first thing to show of a task: its exact first page when the device knows the
+    file (read before, or its turn table kept), else a glance at the file's last turns
+    (``settled: false``) so a long session never waits for its full parse."""
+
+    limit: PageLimit = DEFAULT_PAGE
+
+
 class SearchRequest(Wire):
     query: Query
     limit: SearchLimit = DEFAULT_SEARCH_LIMIT

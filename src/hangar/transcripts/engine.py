@@ -110,6 +110,13 @@ class TranscriptEngine:
         with self._lock:
             return self._cache.get(key)
 
+    def knows(self, key: str) -> bool:
+        """Whether a first page of ``key`` can be exact without a full parse: this engine
+        holds its parse, or its turn table is known (a tail-first :meth:`read`)."""
+        return self.cached(key) is not None or (
+            self.tables is not None and self.tables.get(key) is not None
+        )
+
     def forget(self, key: str) -> None:
         with self._lock:
             self._cache.pop(key, None)
@@ -181,8 +188,7 @@ class TranscriptEngine:
         :func:`~hangar.transcripts.glance.glance` from the file's last bytes, whose indexes
         settle with the next :meth:`read`. ``None`` when the source has no end to read
         from (rewritten formats, ``.zst``)."""
-        table = self.tables.get(key) if self.tables is not None else None
-        if self.cached(key) is None and table is None:
+        if not self.knows(key):
             return glance(store, source, limit)
         before = self.stats.bytes_read
         entry = self.read(key, store, source, tail_messages=limit)

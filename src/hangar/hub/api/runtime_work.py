@@ -216,6 +216,18 @@ def transcript(body: DeviceTranscriptRequest, ctx: HubContext) -> dict[str, Any]
     return {"deviceId": body.device_id, **to_json(page)}
 
 
+def first_look(body: DeviceTranscriptRequest, ctx: HubContext) -> dict[str, Any]:
+    """What the web UI shows first of a task (``runtime.tasks.glance``: the exact first page,
+    or the file's last turns with ``settled: false`` while the device has not read it); a
+    device whose executor predates it answers with its first page."""
+    request = rpc.GlanceRequest(local_task_id=body.local_task_id, limit=body.limit)
+    try:
+        page = ctx.devices.link(body.device_id).call(m.TASKS_GLANCE.name, request)
+    except RpcNotSupported:
+        return transcript(body, ctx)
+    return {"deviceId": body.device_id, **to_json(page)}
+
+
 @router.post(
     "/search",
     summary="Search task titles and transcripts on every online device",

@@ -134,9 +134,12 @@ def transcript_partial(
     beforeIndex: int | None = Query(None, ge=0),
     aroundClientUserMessageId: str | None = Query(None, min_length=1, max_length=200),
     refresh: bool = True,
+    glance: bool = False,
 ) -> HTMLResponse:
     """One page of messages as HTML; ``beforeIndex`` asks for the page ending before it,
-    ``aroundClientUserMessageId`` for the page around that user message."""
+    ``aroundClientUserMessageId`` for the page around that user message. ``glance`` (the
+    latest page only) may answer with the file's last turns before the device has read it
+    (``data-settled="false"``): the UI shows them until the exact page replaces them."""
     require_session(request)
     cursor = encode_cursor(beforeIndex) if beforeIndex is not None else beforeCursor
     body = runtime_api.DeviceTranscriptRequest(
@@ -147,7 +150,11 @@ def transcript_partial(
         refresh=refresh,
         around_client_user_message_id=aroundClientUserMessageId,
     )
-    result = runtime_api.transcript(body, ctx)
+    latest = cursor is None and aroundClientUserMessageId is None
+    if glance and latest:
+        result = runtime_api.first_look(body, ctx)
+    else:
+        result = runtime_api.transcript(body, ctx)
     messages = result.get("messages", [])
     indexes = [m.get("index", 0) for m in messages]
     html = render(

@@ -34,7 +34,19 @@
     holder.innerHTML = fragmentHtml;
     const pageEl = holder.querySelector(".tpage");
     const incoming = [...pageEl.querySelectorAll(":scope > article.msg")];
-    for (const msg of incoming) {
+    // A first look at a file the device has not read yet: its last turns, whose indexes are
+    // not final. They stand alone (no ids, no ranges) until the exact page replaces them.
+    if (pageEl.dataset.settled === "false") {
+      for (const msg of incoming) {
+        msg.removeAttribute("id");
+        msg.classList.add("provisional");
+        msg.querySelector(":scope > .msg-head > .index")?.remove(); // its number is not known yet
+      }
+      messagesEl.replaceChildren(...incoming);
+    } else {
+      messagesEl.querySelectorAll(":scope > article.msg.provisional").forEach((el) => el.remove());
+    }
+    for (const msg of pageEl.dataset.settled === "false" ? [] : incoming) {
       const index = Number(msg.dataset.index);
       const existing = document.getElementById("msg-" + index);
       if (existing) { existing.replaceWith(msg); continue; }
@@ -95,6 +107,7 @@
     if (extra.beforeIndex !== undefined) q.set("beforeIndex", String(extra.beforeIndex));
     if (extra.aroundClientId) q.set("aroundClientUserMessageId", extra.aroundClientId);
     if (extra.refresh) q.set("refresh", "true");
+    if (extra.glance) q.set("glance", "true");
     return "/ui/transcript?" + q;
   }
 
@@ -105,6 +118,7 @@
     if (generation !== state.generation) return null; // another task was opened meanwhile
     const oldest = state.ranges.length ? state.ranges[0][0] : Infinity;
     const data = placeMessages(text);
+    if (data.settled === "false") return data; // shown, but nothing is loaded yet
     const first = Number(data.first), last = Number(data.last);
     const hasMore = data.hasMore === "true";
     state.total = Number(data.total);
@@ -191,7 +205,13 @@
     document.dispatchEvent(new CustomEvent("hangar:task-opened", { detail: { deviceId, localTaskId } }));
     hangar.status("Loading…");
     try {
-      await loadPage({ tail: true }, false);
+      // The first look may be the file's last turns read from its end (a long session the
+      // device has not read yet): shown at once, then replaced by the exact page.
+      const look = await loadPage({ tail: true, glance: targetIndex === null && targetClientId === null }, false);
+      if (look && look.settled === "false") {
+        scroller.scrollTop = scroller.scrollHeight;
+        await loadPage({ tail: true }, false);
+      }
       if (targetIndex !== null && !covered(targetIndex)) {
         await loadPage({ beforeIndex: Math.min(state.total, targetIndex + 10), limit: PAGE }, false);
       }
