@@ -15,6 +15,7 @@ import pytest
 from hangar.errors import HangarError
 from hangar.executor.remote.run import RemoteOptions, build_client
 from hangar.executor.service import Executor
+from hangar.hub.api import runtime_work as runtime_api
 from hangar.hub.devices.ws_link import WebSocketLink
 from hangar.protocol import copy as cp
 from hangar.protocol import create as cr
@@ -99,6 +100,41 @@ def test_every_rpc_of_the_method_table_works_remotely(tmp_path: Path) -> None:
         finally:
             executor.close()
     assert called == set(METHODS) - set(NOT_HERE)
+
+
+def test_a_device_without_the_first_look_rpc_answers_with_its_exact_page(tmp_path: Path) -> None:
+    """The web UI's first look (``runtime.tasks.glance``) at a device whose executor predates
+    it: the hub asks for the exact first page instead, and never fails the open."""
+    root = tmp_path / "older"
+    env = device_env(root, HANGAR_DEVICE_NAME="older")
+    _homes(root / "home")
+    with hub_thread(tmp_path / "hub") as hub:
+        token = hub.add_device("older")
+        executor = Executor.open(env)
+        executor.methods = executor.methods - {m.TASKS_GLANCE.name}  # what its hello lists
+        try:
+            client = build_client(
+                executor, RemoteOptions(hubs=[hub.url], token=token, source_address="127.0.0.2")
+            )
+            with client_thread(client):
+                device_id = executor.device.device_id
+                wait_until(lambda: hub.ctx.device_infos(), "the device online")
+                link = hub.ctx.devices.link(device_id)
+                with pytest.raises(HangarError) as refused:
+                    link.call(m.TASKS_GLANCE.name, t.GlanceRequest(local_task_id="x"))
+                assert refused.value.code == "not_supported"
+                (task,) = [x for x in executor.list_tasks() if x.title == "List the tools"]
+                body = runtime_api.DeviceTranscriptRequest(
+                    device_id=device_id, local_task_id=task.local_task_id
+                )
+                look = runtime_api.first_look(body, hub.ctx)
+                assert look == runtime_api.transcript(body, hub.ctx)
+                assert [msg["content"] for msg in look["messages"]] == [
+                    "List the tools",
+                    "Hammer and saw.",
+                ]
+        finally:
+            executor.close()
 
 
 def _worktrees(remote: Callable[..., Any]) -> None:
