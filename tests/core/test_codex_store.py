@@ -89,6 +89,44 @@ def test_0171_request_from_response_items(tmp_path: Path) -> None:
     assert summary["title"] == "run the tests"
 
 
+def test_guidance_splits_the_turn_where_it_came(tmp_path: Path) -> None:
+    """Requests that come while a turn runs (``turn/steer``) sit between the output before and
+    after them: one turn, an assistant message per stretch, the last one carrying the status."""
+    say = lambda text: rec("response_item", {"type": "message", "role": "assistant",  # noqa: E731
+                           "content": [{"type": "output_text", "text": text}]})  # fmt: skip
+    path = write(
+        tmp_path,
+        rec("event_msg", {"type": "task_started", "turn_id": "turn-s"}),
+        user_item("Write the parser"),
+        say("Reading the grammar."),
+        say("Writing the lexer."),
+        user_item("Use tabs, not spaces"),
+        say("Switched to tabs."),
+        user_item("And add tests"),
+        user_item("With fixtures"),
+        say("Tests added."),
+        say("Done."),
+        rec("event_msg", {"type": "task_complete", "turn_id": "turn-s"}),
+    )
+    messages, _ = parse_file("codex", path)
+    shown = [(m["role"], [b.get("text") for b in m.get("blocks", [])] or m["content"])
+             for m in messages]  # fmt: skip
+    assert shown == [
+        ("user", "Write the parser"),
+        ("assistant", ["Reading the grammar.", "Writing the lexer."]),
+        ("user", "Use tabs, not spaces"),
+        ("assistant", ["Switched to tabs."]),
+        ("user", "And add tests"),
+        ("user", "With fixtures"),
+        ("assistant", ["Tests added.", "Done."]),
+    ]
+    assert {m["turnId"] for m in messages} == {"turn-s"}
+    assert [m["id"] for m in messages if m["role"] == "assistant"] == [
+        "turn-s:assistant", "turn-s:assistant:1", "turn-s:assistant:2"]  # fmt: skip
+    assert [m.get("status", "done") for m in messages if m["role"] == "assistant"] == [
+        "done", "done", "done"]  # fmt: skip
+
+
 def test_update_plan_becomes_checklist(tmp_path: Path) -> None:
     """CL-025, CL-067: update_plan → a checklist block on the turn's assistant
     message from the raw arguments (a long step stays whole); the tool call stays visible;

@@ -12,6 +12,7 @@ another, all of the same turn (RW-136, RW-137) — the order the live view showe
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -171,7 +172,7 @@ class CodexTurn(TurnState):
         cuts = sorted({u.position for u in users if u.position > 0})
         stretches: list[list[Block]] = [[] for _ in range(len(cuts) + 1)]
         for number, block in blocks:
-            stretches[sum(1 for cut in cuts if number >= cut)].append(block)
+            stretches[bisect_right(cuts, number)].append(block)  # the cuts at or before it
         for stretch_number, stretch in enumerate(stretches):
             low = cuts[stretch_number - 1] if stretch_number else 0
             for user in users:
