@@ -96,8 +96,9 @@ bench-peers: $(PEERS_STAMP)
 
 # Every script prints its figures, even after one missed a target; the exit status says whether
 # all met theirs. bench/cli.py compares with the AgentsView of bench/.peers (or the binary
-# HANGAR_BENCH_AGENTSVIEW names).
-bench: install bench-peers
+# HANGAR_BENCH_AGENTSVIEW names); bench/continue.py drives the pinned agent CLIs and
+# bench/web.py Chromium, installed as for `make test`.
+bench: install agents browser bench-peers
 	@status=0; for script in bench/*.py; do echo "# $$script" >&2; \
 	  $(VPY) $$script --json || status=1; done; exit $$status
 
